@@ -1,0 +1,163 @@
+#include "core/bytes.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+
+namespace kprof {
+
+void ByteWriter::u16(uint16_t v) {
+  u8(static_cast<uint8_t>(v));
+  u8(static_cast<uint8_t>(v >> 8));
+}
+
+void ByteWriter::u32(uint32_t v) {
+  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+void ByteWriter::u64(uint64_t v) {
+  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+void ByteWriter::varint(uint64_t v) {
+  while (v >= 0x80) {
+    u8(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  u8(static_cast<uint8_t>(v));
+}
+
+void ByteWriter::svarint(int64_t v) {
+  // Zigzag: the shift is done on unsigned values so it is defined for INT64_MIN.
+  const uint64_t u = static_cast<uint64_t>(v);
+  varint((u << 1) ^ (v < 0 ? ~uint64_t{0} : 0));
+}
+
+void ByteWriter::str(std::string_view s) {
+  varint(s.size());
+  buf_.insert(buf_.end(), s.begin(), s.end());
+}
+
+void ByteWriter::raw(std::span<const uint8_t> bytes) {
+  buf_.insert(buf_.end(), bytes.begin(), bytes.end());
+}
+
+void ByteReader::fail(std::string_view what) const {
+  throw Error(context_ + ": " + std::string(what) + " at offset " + std::to_string(pos_) + " (" +
+              std::to_string(left()) + " bytes left)");
+}
+
+void ByteReader::need(size_t n, std::string_view field) {
+  if (n > left()) {
+    fail("truncated " + std::string(field) + " (needs " + std::to_string(n) + " bytes)");
+  }
+}
+
+uint8_t ByteReader::u8() {
+  need(1, "u8");
+  return data_[pos_++];
+}
+
+uint16_t ByteReader::u16() {
+  need(2, "u16");
+  uint16_t v = static_cast<uint16_t>(data_[pos_] | (data_[pos_ + 1] << 8));
+  pos_ += 2;
+  return v;
+}
+
+uint32_t ByteReader::u32() {
+  need(4, "u32");
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(data_[pos_ + i]) << (8 * i);
+  pos_ += 4;
+  return v;
+}
+
+uint64_t ByteReader::u64() {
+  need(8, "u64");
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(data_[pos_ + i]) << (8 * i);
+  pos_ += 8;
+  return v;
+}
+
+uint64_t ByteReader::varint() {
+  uint64_t v = 0;
+  const size_t start = pos_;
+  for (int i = 0; i < 10; ++i) {
+    if (pos_ >= data_.size()) {
+      pos_ = start;
+      fail("truncated varint");
+    }
+    const uint8_t b = data_[pos_++];
+    // The 10th byte may only carry the top bit of a 64-bit value.
+    if (i == 9 && b > 1) {
+      pos_ = start;
+      fail("varint overflows 64 bits");
+    }
+    v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) return v;
+  }
+  pos_ = start;
+  fail("varint longer than 10 bytes");
+}
+
+int64_t ByteReader::svarint() {
+  const uint64_t u = varint();
+  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+}
+
+std::string_view ByteReader::str() {
+  const size_t start = pos_;
+  const uint64_t n = varint();
+  if (n > left()) {
+    pos_ = start;
+    fail("string of " + std::to_string(n) + " bytes is longer than the data");
+  }
+  std::string_view s(reinterpret_cast<const char*>(data_.data() + pos_), n);
+  pos_ += n;
+  return s;
+}
+
+std::span<const uint8_t> ByteReader::raw(size_t n) {
+  need(n, std::to_string(n) + "-byte field");
+  auto s = data_.subspan(pos_, n);
+  pos_ += n;
+  return s;
+}
+
+size_t ByteReader::count(size_t min_element_bytes) {
+  const size_t start = pos_;
+  const uint64_t n = varint();
+  const size_t per = min_element_bytes == 0 ? 1 : min_element_bytes;
+  if (n > left() / per) {
+    pos_ = start;
+    fail("count " + std::to_string(n) + " too large for the data");
+  }
+  return static_cast<size_t>(n);
+}
+
+namespace {
+
+constexpr std::array<uint32_t, 256> make_crc_table() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+constexpr auto kCrcTable = make_crc_table();
+
+}  // namespace
+
+uint32_t crc32(std::span<const uint8_t> data, uint32_t seed) {
+  uint32_t c = ~seed;
+  for (uint8_t b : data) c = kCrcTable[(c ^ b) & 0xff] ^ (c >> 8);
+  return ~c;
+}
+
+}  // namespace kprof

@@ -1,0 +1,72 @@
+// Little-endian byte encoding used by every chunk payload.
+//
+// ByteWriter appends to a growing buffer. ByteReader reads from a borrowed
+// span and is the only way the code base reads untrusted bytes: every read is
+// bounds-checked and throws kprof::Error("<context>: truncated ...") naming the
+// field, its offset and the bytes left. Varints are LEB128 (max 10 bytes);
+// zigzag maps signed deltas to small unsigned numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof {
+
+class ByteWriter {
+ public:
+  void u8(uint8_t v) { buf_.push_back(v); }
+  void u16(uint16_t v);
+  void u32(uint32_t v);
+  void u64(uint64_t v);
+  void varint(uint64_t v);
+  void svarint(int64_t v);  // zigzag
+  void str(std::string_view s);  // varint length + bytes
+  void raw(std::span<const uint8_t> bytes);
+
+  const std::vector<uint8_t>& bytes() const { return buf_; }
+  std::vector<uint8_t> take() { return std::move(buf_); }
+  size_t size() const { return buf_.size(); }
+  void clear() { buf_.clear(); }
+
+ private:
+  std::vector<uint8_t> buf_;
+};
+
+class ByteReader {
+ public:
+  // `context` prefixes error messages ("profile chunk 'records'", ...).
+  ByteReader(std::span<const uint8_t> data, std::string_view context)
+      : data_(data), context_(context) {}
+
+  uint8_t u8();
+  uint16_t u16();
+  uint32_t u32();
+  uint64_t u64();
+  uint64_t varint();
+  int64_t svarint();
+  std::string_view str();  // view into the underlying data
+  std::span<const uint8_t> raw(size_t n);
+  // A count that will size an allocation: checked against the bytes left,
+  // assuming each element needs at least `min_element_bytes`.
+  size_t count(size_t min_element_bytes);
+
+  size_t offset() const { return pos_; }
+  size_t left() const { return data_.size() - pos_; }
+  bool done() const { return pos_ == data_.size(); }
+
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  void need(size_t n, std::string_view field);
+  std::span<const uint8_t> data_;
+  std::string context_;
+  size_t pos_ = 0;
+};
+
+uint32_t crc32(std::span<const uint8_t> data, uint32_t seed = 0);
+
+}  // namespace kprof

@@ -1,0 +1,156 @@
+// The .kprof file format: a 16-byte header, then self-delimiting chunks.
+//
+//   header:  "KPROF\r\n\x1a" (8 bytes), u32 version, u32 reserved
+//   chunk:   u16 type, u16 flags, u32 stored_len, u32 raw_len, u32 crc32(stored bytes)
+//            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
+//
+// A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
+// Histogram, End. Records chunks are written while recording, so a file cut
+// short (kill -9, full disk) still reads up to its last complete chunk; the
+// reader says where it stopped and why. Unknown chunk types are skipped, so
+// new chunk types do not need a version bump; a changed encoding of an
+// existing chunk does.
+//
+// Limits: raw_len and stored_len <= kMaxChunkBytes.
+//
+// Payloads of Meta, Summary and Histogram (bytes.h encoding): a struct is a
+// varint field count, then its fields in declaration order (integers as
+// varints, doubles as u64 bit patterns, bools as u8, strings and lists
+// length-prefixed); nested structs and list elements are length-prefixed blobs
+// holding their own field count. Readers take the fields they know and ignore
+// extra ones; fields an older writer did not write keep their defaults. So a
+// field may be appended to a struct without a version bump; reordering or
+// changing a field's type needs one. Kallsyms and Modules hold the raw text;
+// Records see records.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+
+namespace kprof {
+
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kHeaderBytes = 16;
+inline constexpr size_t kChunkHeaderBytes = 16;
+inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
+inline constexpr uint16_t kChunkZstd = 1;
+
+enum class ChunkType : uint16_t {
+  Meta = 1,       // RunInfo
+  Kallsyms = 2,   // /proc/kallsyms text at record start
+  Modules = 3,    // /proc/modules text
+  Records = 4,    // encoded Sample/Mmap/Comm/Fork/Exit/Lost (records.h)
+  Summary = 5,    // Summary
+  Histogram = 6,  // Histogram (symbolized)
+  End = 7,        // empty; the file is complete
+};
+const char* chunk_type_name(uint16_t type);
+
+// Payload codecs (bounds-checked; throw kprof::Error on damage).
+std::vector<uint8_t> encode_run_info(const RunInfo&);
+RunInfo decode_run_info(std::span<const uint8_t>);
+std::vector<uint8_t> encode_summary(const Summary&);
+Summary decode_summary(std::span<const uint8_t>);
+std::vector<uint8_t> encode_histogram(const Histogram&);
+Histogram decode_histogram(std::span<const uint8_t>);
+
+// Appends chunks to a file. Owns the fd. Creating refuses to follow a
+// symlink or write into a directory, and uses mode 0600 (the file holds
+// kernel addresses). Every write error throws kprof::Error naming the file
+// and the cause (ENOSPC -> "disk full"); bytes written before stay valid.
+class ProfileWriter {
+ public:
+  // Creates `path` (O_EXCL on a temporary name is not used: the caller moves
+  // an existing file aside first, see cli/cmd_record).
+  static ProfileWriter create(const std::string& path);
+  // Opens a complete or cut-short file to append final chunks (used by the
+  // symbolizer after recording). Truncates anything after the last good chunk
+  // and any existing End chunk.
+  static ProfileWriter append(const std::string& path);
+
+  ProfileWriter(ProfileWriter&&) noexcept;
+  ProfileWriter& operator=(ProfileWriter&&) noexcept;
+  ~ProfileWriter();
+
+  // compress: zstd level 3 when it makes the chunk smaller.
+  void write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true);
+  void write_end() { write_chunk(ChunkType::End, {}, false); }
+  uint64_t bytes_written() const { return offset_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  ProfileWriter(int fd, std::string path, uint64_t offset);
+  int fd_ = -1;
+  std::string path_;
+  uint64_t offset_ = 0;
+};
+
+// Where reading stopped.
+struct ReadStatus {
+  bool complete = false;     // End chunk seen
+  uint64_t good_bytes = 0;   // bytes up to the end of the last good chunk
+  uint64_t file_bytes = 0;
+  std::string problem;       // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
+};
+
+// One chunk as read: type and its decompressed payload.
+struct Chunk {
+  uint16_t type = 0;
+  uint64_t offset = 0;  // of the chunk header in the file
+  std::vector<uint8_t> payload;
+};
+
+// Reads a profile from memory (the caller owns the bytes) or a file.
+// Header problems (not a kprof file, empty file, unknown version) throw
+// kprof::Error; damage after the header ends the walk and is reported in
+// status(), so everything before it is still usable.
+class ProfileReader {
+ public:
+  static ProfileReader open(const std::string& path);  // reads the file
+  explicit ProfileReader(std::vector<uint8_t> bytes, std::string name = "<memory>");
+
+  // Calls `fn` for each good chunk in order. `want` filters by type before
+  // decompression (so skipping Records chunks costs little: the checksum of
+  // every chunk is still verified). A kprof::Error thrown by `fn` ends the walk
+  // as damage in that chunk (status().good_bytes stops before it). The walk
+  // stops after an End chunk; a file without one reports "cut short".
+  // Returns the status for the walk; also stored in status().
+  const ReadStatus& for_each_chunk(const std::function<bool(uint16_t type)>& want,
+                                   const std::function<void(const Chunk&)>& fn);
+  const ReadStatus& status() const { return status_; }
+  const std::string& name() const { return name_; }
+  uint32_t version() const { return version_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::string name_;
+  uint32_t version_ = 0;
+  ReadStatus status_;
+};
+
+// Everything report/diff need, loaded in one pass. Records chunks are not
+// decoded unless `records` is given (then each is decoded into it, in order;
+// a Records chunk that fails to decode ends the walk as damage, after the
+// records before the damage were delivered). Throws kprof::Error for header
+// problems and when no Meta chunk could be read. When a file holds several
+// Summary or Histogram chunks (appended twice), the last one wins.
+struct Profile {
+  std::string path;
+  RunInfo run;
+  std::optional<Summary> summary;
+  std::string kallsyms;  // snapshot text
+  std::string modules;
+  std::optional<Histogram> histogram;  // absent when the file was cut short
+  ReadStatus status;
+};
+Profile load_profile(const std::string& path, RecordSink* records = nullptr);
+Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                           RecordSink* records = nullptr);
+
+}  // namespace kprof

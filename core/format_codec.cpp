@@ -1,0 +1,258 @@
+// Payload codecs for the Meta, Summary and Histogram chunks.
+//
+// Encoding (see format.h): every struct is a varint field count followed by its
+// fields in a fixed order; nested structs and list elements are length-prefixed
+// blobs with their own field count. A reader takes the fields it knows and
+// ignores the rest, and fields missing from an older writer keep their
+// defaults, so appending a field at the end needs no version bump.
+#include <bit>
+#include <string>
+
+#include "core/bytes.h"
+#include "core/error.h"
+#include "core/format.h"
+
+namespace kprof {
+namespace {
+
+// Writes a struct: the field count first, then the fields.
+class FieldWriter {
+ public:
+  explicit FieldWriter(uint64_t nfields) { w.varint(nfields); }
+  void f64(double v) { w.u64(std::bit_cast<uint64_t>(v)); }
+  void blob(const std::vector<uint8_t>& b) {
+    w.varint(b.size());
+    w.raw(b);
+  }
+  ByteWriter w;
+};
+
+// Reads a struct's fields while the writer's field count lasts.
+class FieldReader {
+ public:
+  FieldReader(std::span<const uint8_t> data, std::string_view context) : r(data, context) {
+    left_ = r.varint();
+  }
+  // True when the writer wrote one more field; consumes it from the count.
+  bool next() {
+    if (left_ == 0) return false;
+    --left_;
+    return true;
+  }
+  double f64() { return std::bit_cast<double>(r.u64()); }
+  std::span<const uint8_t> blob() { return r.raw(r.count(1)); }
+  ByteReader r;
+
+ private:
+  uint64_t left_ = 0;
+};
+
+std::vector<uint8_t> encode_proc_stat(const ProcStat& s) {
+  FieldWriter f(11);
+  for (uint64_t v : {s.time_ns, s.user, s.nice, s.system, s.idle, s.iowait, s.irq, s.softirq,
+                     s.steal, s.intr, s.ctxt}) {
+    f.w.varint(v);
+  }
+  return f.w.take();
+}
+
+ProcStat decode_proc_stat(std::span<const uint8_t> data) {
+  ProcStat s;
+  FieldReader f(data, "profile proc stat");
+  for (uint64_t* v : {&s.time_ns, &s.user, &s.nice, &s.system, &s.idle, &s.iowait, &s.irq,
+                      &s.softirq, &s.steal, &s.intr, &s.ctxt}) {
+    if (!f.next()) break;
+    *v = f.r.varint();
+  }
+  return s;
+}
+
+std::vector<uint8_t> encode_event(const EventInfo& e) {
+  FieldWriter f(10);
+  f.w.str(e.requested);
+  f.w.str(e.name);
+  f.w.varint(e.type);
+  f.w.varint(e.config);
+  f.w.u8(e.use_freq);
+  f.w.varint(e.rate);
+  f.w.u8(e.fell_back);
+  f.w.str(e.fallback_reason);
+  f.w.u8(e.exclude_kernel);
+  f.w.u8(e.callchains);
+  return f.w.take();
+}
+
+EventInfo decode_event(std::span<const uint8_t> data) {
+  EventInfo e;
+  FieldReader f(data, "profile event info");
+  if (f.next()) e.requested = f.r.str();
+  if (f.next()) e.name = f.r.str();
+  if (f.next()) e.type = static_cast<uint32_t>(f.r.varint());
+  if (f.next()) e.config = f.r.varint();
+  if (f.next()) e.use_freq = f.r.u8() != 0;
+  if (f.next()) e.rate = f.r.varint();
+  if (f.next()) e.fell_back = f.r.u8() != 0;
+  if (f.next()) e.fallback_reason = f.r.str();
+  if (f.next()) e.exclude_kernel = f.r.u8() != 0;
+  if (f.next()) e.callchains = f.r.u8() != 0;
+  return e;
+}
+
+void write_strings(ByteWriter& w, const std::vector<std::string>& v) {
+  w.varint(v.size());
+  for (const auto& s : v) w.str(s);
+}
+
+std::vector<std::string> read_strings(ByteReader& r) {
+  std::vector<std::string> v(r.count(1));
+  for (auto& s : v) s = r.str();
+  return v;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
+  FieldWriter f(13);
+  f.blob(encode_event(ri.event));
+  f.w.str(ri.target);
+  write_strings(f.w, ri.command);
+  f.w.str(ri.kernel_release);
+  f.w.str(ri.kernel_build_id);
+  f.w.str(ri.hostname);
+  f.w.str(ri.cpu_model);
+  f.w.varint(ri.ncpus);
+  f.w.varint(ri.start_realtime_ns);
+  f.w.varint(ri.start_monotonic_ns);
+  f.blob(encode_proc_stat(ri.stat_before));
+  write_strings(f.w, ri.notices);
+  f.w.varint(ri.scores.size());
+  for (const auto& [name, value] : ri.scores) {
+    f.w.str(name);
+    f.f64(value);
+  }
+  return f.w.take();
+}
+
+RunInfo decode_run_info(std::span<const uint8_t> data) {
+  RunInfo ri;
+  FieldReader f(data, "profile chunk 'meta'");
+  if (f.next()) ri.event = decode_event(f.blob());
+  if (f.next()) ri.target = f.r.str();
+  if (f.next()) ri.command = read_strings(f.r);
+  if (f.next()) ri.kernel_release = f.r.str();
+  if (f.next()) ri.kernel_build_id = f.r.str();
+  if (f.next()) ri.hostname = f.r.str();
+  if (f.next()) ri.cpu_model = f.r.str();
+  if (f.next()) ri.ncpus = static_cast<uint32_t>(f.r.varint());
+  if (f.next()) ri.start_realtime_ns = f.r.varint();
+  if (f.next()) ri.start_monotonic_ns = f.r.varint();
+  if (f.next()) ri.stat_before = decode_proc_stat(f.blob());
+  if (f.next()) ri.notices = read_strings(f.r);
+  if (f.next()) {
+    const size_t n = f.r.count(9);
+    for (size_t i = 0; i < n; ++i) {
+      std::string name(f.r.str());
+      ri.scores[name] = f.f64();
+    }
+  }
+  return ri;
+}
+
+std::vector<uint8_t> encode_summary(const Summary& s) {
+  FieldWriter f(12);
+  f.w.varint(s.duration_ns);
+  f.w.varint(s.samples);
+  f.w.varint(s.lost);
+  f.w.u8(static_cast<uint8_t>(s.exit.kind));
+  f.w.svarint(s.exit.value);
+  f.f64(s.real_s);
+  f.f64(s.user_s);
+  f.f64(s.sys_s);
+  f.f64(s.kprof_user_s);
+  f.f64(s.kprof_sys_s);
+  f.w.str(s.stop_reason);
+  f.blob(encode_proc_stat(s.stat_after));
+  return f.w.take();
+}
+
+Summary decode_summary(std::span<const uint8_t> data) {
+  Summary s;
+  FieldReader f(data, "profile chunk 'summary'");
+  if (f.next()) s.duration_ns = f.r.varint();
+  if (f.next()) s.samples = f.r.varint();
+  if (f.next()) s.lost = f.r.varint();
+  if (f.next()) {
+    const uint8_t kind = f.r.u8();
+    if (kind > static_cast<uint8_t>(ExitStatus::Kind::Signaled)) f.r.fail("unknown exit kind");
+    s.exit.kind = static_cast<ExitStatus::Kind>(kind);
+  }
+  if (f.next()) s.exit.value = static_cast<int>(f.r.svarint());
+  if (f.next()) s.real_s = f.f64();
+  if (f.next()) s.user_s = f.f64();
+  if (f.next()) s.sys_s = f.f64();
+  if (f.next()) s.kprof_user_s = f.f64();
+  if (f.next()) s.kprof_sys_s = f.f64();
+  if (f.next()) s.stop_reason = f.r.str();
+  if (f.next()) s.stat_after = decode_proc_stat(f.blob());
+  return s;
+}
+
+std::vector<uint8_t> encode_histogram(const Histogram& h) {
+  FieldWriter f(2);
+  f.w.varint(h.images.size());
+  for (const auto& im : h.images) {
+    FieldWriter e(2);
+    e.w.str(im.name);
+    e.w.str(im.build_id);
+    f.blob(e.w.bytes());
+  }
+  f.w.varint(h.rows.size());
+  for (const auto& row : h.rows) {
+    FieldWriter e(5);
+    e.w.varint(row.image);
+    e.w.str(row.function);
+    e.w.u8(static_cast<uint8_t>(row.mode));
+    e.w.varint(row.samples);
+    e.w.varint(row.period);
+    f.blob(e.w.bytes());
+  }
+  return f.w.take();
+}
+
+Histogram decode_histogram(std::span<const uint8_t> data) {
+  Histogram h;
+  FieldReader f(data, "profile chunk 'histogram'");
+  if (f.next()) {
+    h.images.resize(f.r.count(2));
+    for (auto& im : h.images) {
+      FieldReader e(f.blob(), "profile chunk 'histogram' image");
+      if (e.next()) im.name = e.r.str();
+      if (e.next()) im.build_id = e.r.str();
+    }
+  }
+  if (f.next()) {
+    h.rows.resize(f.r.count(2));
+    for (auto& row : h.rows) {
+      FieldReader e(f.blob(), "profile chunk 'histogram' row");
+      if (e.next()) {
+        const uint64_t image = e.r.varint();
+        if (image >= h.images.size())
+          e.r.fail("row names image " + std::to_string(image) + " of " +
+                   std::to_string(h.images.size()));
+        row.image = static_cast<uint32_t>(image);
+      }
+      if (e.next()) row.function = e.r.str();
+      if (e.next()) {
+        const uint8_t mode = e.r.u8();
+        if (mode > static_cast<uint8_t>(Mode::Unknown)) e.r.fail("unknown mode");
+        row.mode = static_cast<Mode>(mode);
+      }
+      if (e.next()) row.samples = e.r.varint();
+      if (e.next()) row.period = e.r.varint();
+    }
+  }
+  if (!h.rows.empty() && h.images.empty()) f.r.fail("rows without images");
+  return h;
+}
+
+}  // namespace kprof

@@ -1,0 +1,56 @@
+// Kernel and module symbols from a /proc/kallsyms + /proc/modules snapshot
+// (stored in the profile, so KASLR and module load addresses are those of the
+// recorded run). Parsing tolerates odd lines (skipped and counted), zero
+// addresses (kptr_restrict: then addresses_hidden() is true and every lookup
+// returns "[unknown]" in "[kernel]"), duplicate addresses (aliases: global
+// over weak over local, then fewer leading underscores, then name order, so
+// the result does not depend on line order). Only function symbols (t T w W)
+// are kept.
+//
+// lookup(ip): inside a /proc/modules range, the last symbol of that module at
+// or below ip ("[unknown]" in "[module]" before its first symbol); elsewhere the
+// last symbol at or below ip, unless ip is more than 1 MiB past it.
+// The returned views live as long as the KernelSymbols.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof {
+
+class KernelSymbols {
+ public:
+  struct Hit {
+    std::string_view image;     // "[kernel]" or "[module_name]"
+    std::string_view function;  // "[unknown]" when nothing covers the address
+  };
+
+  static KernelSymbols parse(std::string_view kallsyms, std::string_view modules);
+
+  Hit lookup(uint64_t addr) const;
+  bool addresses_hidden() const { return hidden_; }
+  size_t size() const { return syms_.size(); }
+  size_t skipped_lines() const { return skipped_; }
+
+ private:
+  struct Sym {
+    uint64_t addr;
+    uint32_t name;    // index into names_
+    uint32_t module;  // index into images_ (0 = "[kernel]")
+  };
+  struct Range {  // from /proc/modules
+    uint64_t start, end;
+    uint32_t module;
+  };
+  std::vector<Sym> syms_;    // sorted by addr
+  std::vector<Range> ranges_;  // sorted by start
+  std::vector<std::string> names_;
+  std::vector<std::string> images_;
+  std::vector<bool> has_range_;  // per image: /proc/modules gave its address range
+  bool hidden_ = false;
+  size_t skipped_ = 0;
+};
+
+}  // namespace kprof

@@ -1,0 +1,61 @@
+#include "core/model.h"
+
+namespace kprof {
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::User:
+      return "user";
+    case Mode::Kernel:
+      return "kernel";
+    case Mode::Hypervisor:
+      return "hypervisor";
+    case Mode::GuestKernel:
+      return "guest-kernel";
+    case Mode::GuestUser:
+      return "guest-user";
+    case Mode::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Counters can go backwards (CPU hotplug, a snapshot from another boot): clamp to zero.
+uint64_t delta(uint64_t before, uint64_t after) {
+  return after > before ? after - before : 0;
+}
+
+}  // namespace
+
+ProcStatRates rates_between(const ProcStat& before, const ProcStat& after) {
+  ProcStatRates r;
+  const uint64_t us = delta(before.user, after.user) + delta(before.nice, after.nice);
+  const uint64_t sys = delta(before.system, after.system) + delta(before.irq, after.irq) +
+                       delta(before.softirq, after.softirq);
+  const uint64_t idle = delta(before.idle, after.idle);
+  const uint64_t iowait = delta(before.iowait, after.iowait);
+  const uint64_t total = us + sys + idle + iowait + delta(before.steal, after.steal);
+  if (total > 0) {
+    r.user_pct = 100.0 * static_cast<double>(us) / static_cast<double>(total);
+    r.sys_pct = 100.0 * static_cast<double>(sys) / static_cast<double>(total);
+    r.idle_pct = 100.0 * static_cast<double>(idle) / static_cast<double>(total);
+    r.iowait_pct = 100.0 * static_cast<double>(iowait) / static_cast<double>(total);
+  }
+  const uint64_t ns = delta(before.time_ns, after.time_ns);
+  if (ns > 0) {
+    const double s = static_cast<double>(ns) / 1e9;
+    r.interrupts_per_s = static_cast<double>(delta(before.intr, after.intr)) / s;
+    r.ctxsw_per_s = static_cast<double>(delta(before.ctxt, after.ctxt)) / s;
+  }
+  return r;
+}
+
+uint64_t Histogram::total_samples() const {
+  uint64_t n = 0;
+  for (const auto& r : rows) n += r.samples;
+  return n;
+}
+
+}  // namespace kprof

@@ -1,0 +1,53 @@
+// Encoding of the Records chunk: a stream of records in time order
+// (roughly: the collector merges per-CPU buffers by timestamp per drain).
+//
+// Each record: u8 kind, then fields as varints. Times are zigzag deltas from
+// the previous record's time; sample ips are zigzag deltas from the previous
+// sample's ip; a sample's tid is a zigzag delta from its pid and its period a
+// zigzag delta from the previous sample's period; callchain ips are zigzag
+// deltas from the ip before them; other fields are plain varints. The chunk is then zstd
+// compressed by the writer. Aim: a few bytes per sample.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/model.h"
+
+namespace kprof {
+
+// Longest callchain stored; the encoder keeps the innermost kMaxCallchain ips.
+inline constexpr size_t kMaxCallchain = 1024;
+
+enum class RecordKind : uint8_t { Sample = 1, Mmap = 2, Comm = 3, Fork = 4, Exit = 5, Lost = 6 };
+
+class RecordEncoder {
+ public:
+  void add(const Sample&);
+  void add(const Mmap&);
+  void add(const Comm&);
+  void add_fork(const Fork&);
+  void add_exit(const Fork&);
+  void add(const Lost&);
+
+  size_t size() const { return w_.size(); }
+  size_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // Returns the encoded chunk payload and resets the delta state, so each
+  // chunk decodes on its own.
+  std::vector<uint8_t> take();
+
+ private:
+  void time(uint64_t t);
+  ByteWriter w_;
+  uint64_t last_time_ = 0, last_ip_ = 0, last_period_ = 0;
+  size_t count_ = 0;
+};
+
+// Decodes one Records chunk payload, calling `sink` per record. Throws
+// kprof::Error on damage (unknown kind, truncated field, absurd callchain).
+void decode_records(std::span<const uint8_t> payload, RecordSink& sink);
+
+}  // namespace kprof

@@ -1,0 +1,230 @@
+#include "core/aggregate.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kprof {
+namespace {
+
+Mmap mmap_of(uint32_t pid, uint64_t start, uint64_t len, std::string file, uint64_t pgoff = 0) {
+  Mmap m;
+  m.pid = m.tid = pid;
+  m.start = start;
+  m.len = len;
+  m.pgoff = pgoff;
+  m.filename = std::move(file);
+  return m;
+}
+
+Sample user_sample(uint32_t pid, uint64_t ip, uint64_t period = 1) {
+  return Sample{0, ip, pid, pid, 0, Mode::User, period, {}};
+}
+
+// The mapping (by filename) each (pid-less) user ip landed in, "" for none.
+std::map<uint64_t, std::string> where(const AddressCounts& c) {
+  std::map<uint64_t, std::string> out;
+  for (const auto& [key, counts] : c.counts) {
+    out[key.ip] =
+        key.mapping == AddressCounts::kNoMapping ? "" : c.mappings.at(key.mapping).filename;
+  }
+  return out;
+}
+
+TEST(Aggregator, KernelAndUserKeys) {
+  AddressAggregator a;
+  a.on_mmap(mmap_of(10, 0x400000, 0x1000, "/bin/app"));
+  a.on_sample(user_sample(10, 0x400010, 5));
+  a.on_sample(user_sample(10, 0x400010, 7));
+  a.on_sample(Sample{0, 0xffffffff81000000ULL, 10, 10, 0, Mode::Kernel, 3, {}});
+  a.on_sample(user_sample(10, 0x900000));  // no mapping
+  a.on_lost(Lost{0, 4});
+  const auto& c = a.counts();
+  EXPECT_EQ(c.samples, 4u);
+  EXPECT_EQ(c.lost, 4u);
+  ASSERT_EQ(c.mappings.size(), 1u);
+  const AddressCounts::Key user{0, Mode::User, 0x400010};
+  ASSERT_TRUE(c.counts.count(user));
+  EXPECT_EQ(c.counts.at(user).samples, 2u);
+  EXPECT_EQ(c.counts.at(user).period, 12u);
+  const AddressCounts::Key kernel{AddressCounts::kNoMapping, Mode::Kernel, 0xffffffff81000000ULL};
+  EXPECT_EQ(c.counts.at(kernel).samples, 1u);
+  const AddressCounts::Key unmapped{AddressCounts::kNoMapping, Mode::User, 0x900000};
+  EXPECT_EQ(c.counts.at(unmapped).samples, 1u);
+}
+
+TEST(Aggregator, ForkCopiesParentMapsExecClearsExitDrops) {
+  AddressAggregator a;
+  a.on_mmap(mmap_of(10, 0x400000, 0x1000, "/bin/parent"));
+  a.on_fork(Fork{0, 11, 10, 11, 10});
+  a.on_sample(user_sample(11, 0x400100));
+  a.on_fork(Fork{0, 10, 10, 12, 10});  // a thread: nothing to copy
+  a.on_comm(Comm{0, 11, 11, true, "child"});
+  a.on_sample(user_sample(11, 0x400200));  // maps cleared by exec
+  a.on_mmap(mmap_of(11, 0x400000, 0x1000, "/bin/child"));
+  a.on_sample(user_sample(11, 0x400300));
+  a.on_comm(Comm{0, 10, 10, false, "rename"});  // not an exec: maps stay
+  a.on_sample(user_sample(10, 0x400400));
+  a.on_exit(Fork{0, 10, 1, 13, 1});  // a thread of 10 exits: maps stay
+  a.on_sample(user_sample(10, 0x400500));
+  a.on_exit(Fork{0, 10, 1, 10, 1});  // the process exits
+  a.on_sample(user_sample(10, 0x400600));
+  const auto w = where(a.counts());
+  EXPECT_EQ(w.at(0x400100), "/bin/parent");
+  EXPECT_EQ(w.at(0x400200), "");
+  EXPECT_EQ(w.at(0x400300), "/bin/child");
+  EXPECT_EQ(w.at(0x400400), "/bin/parent");
+  EXPECT_EQ(w.at(0x400500), "/bin/parent");
+  EXPECT_EQ(w.at(0x400600), "");
+}
+
+TEST(Aggregator, ForkKeepsChildMapsItAlreadyHas) {
+  AddressAggregator a;
+  a.on_mmap(mmap_of(10, 0x400000, 0x1000, "/bin/parent"));
+  a.on_mmap(mmap_of(11, 0x400000, 0x1000, "/bin/own"));  // synthesized from /proc first
+  a.on_fork(Fork{0, 11, 10, 11, 10});
+  a.on_sample(user_sample(11, 0x400000));
+  EXPECT_EQ(where(a.counts()).at(0x400000), "/bin/own");
+}
+
+TEST(Aggregator, OverlappingMmapSplitsOldMapping) {
+  AddressAggregator a;
+  a.on_mmap(mmap_of(10, 0x10000, 0x10000, "/lib/old.so"));  // [0x10000, 0x20000)
+  a.on_mmap(mmap_of(10, 0x14000, 0x4000, "/lib/new.so"));   // [0x14000, 0x18000)
+  for (uint64_t ip :
+       {0x10000ULL, 0x13fffULL, 0x14000ULL, 0x17fffULL, 0x18000ULL, 0x1ffffULL, 0x20000ULL}) {
+    a.on_sample(user_sample(10, ip));
+  }
+  const auto w = where(a.counts());
+  EXPECT_EQ(w.at(0x10000), "/lib/old.so");
+  EXPECT_EQ(w.at(0x13fff), "/lib/old.so");
+  EXPECT_EQ(w.at(0x14000), "/lib/new.so");
+  EXPECT_EQ(w.at(0x17fff), "/lib/new.so");
+  EXPECT_EQ(w.at(0x18000), "/lib/old.so");
+  EXPECT_EQ(w.at(0x1ffff), "/lib/old.so");
+  EXPECT_EQ(w.at(0x20000), "");
+  // Both pieces of the old mapping share one mapping index with its original Mmap.
+  EXPECT_EQ(a.counts().mappings.size(), 2u);
+  // Replacing a mapping fully drops it.
+  a.on_mmap(mmap_of(10, 0x0, 0x100000, "/lib/big.so"));
+  a.on_sample(user_sample(10, 0x10001));
+  EXPECT_EQ(where(a.counts()).at(0x10001), "/lib/big.so");
+}
+
+TEST(Aggregator, MmapsMatchANaiveModel) {
+  // Random mmaps over a small space; each address must resolve to the last
+  // mmap that covered it, as a per-address array says.
+  constexpr uint64_t kSpace = 256;
+  uint32_t x = 99;
+  auto rnd = [&](uint32_t n) { return ((x = x * 1103515245 + 12345) >> 8 & 0xffff) % n; };
+  AddressAggregator a;
+  std::vector<std::string> model(kSpace);
+  for (int i = 0; i < 300; ++i) {
+    const uint64_t start = rnd(kSpace), len = 1 + rnd(40);
+    const std::string name = "/m" + std::to_string(i);
+    a.on_mmap(mmap_of(1, start, len, name));
+    for (uint64_t p = start; p < std::min(start + len, kSpace); ++p) model[p] = name;
+    if (i % 30 == 29) {
+      AddressAggregator probe = a;  // sample a copy so counts stay per round
+      for (uint64_t p = 0; p < kSpace; ++p) probe.on_sample(user_sample(1, p));
+      const auto w = where(probe.counts());
+      for (uint64_t p = 0; p < kSpace; ++p)
+        ASSERT_EQ(w.at(p), model[p]) << "round " << i << " addr " << p;
+    }
+  }
+}
+
+TEST(Aggregator, ImageNames) {
+  auto name = [](std::string f) { return image_name_for(mmap_of(1, 0, 1, std::move(f))); };
+  EXPECT_EQ(name("//anon"), "[anon]");
+  EXPECT_EQ(name(""), "[anon]");
+  EXPECT_EQ(name("[anon:scudo]"), "[anon]");
+  EXPECT_EQ(name("[heap]"), "[heap]");
+  EXPECT_EQ(name("[stack]"), "[stack]");
+  EXPECT_EQ(name("[vdso]"), "[vdso]");
+  EXPECT_EQ(name("/tmp/perf-1234.map"), "[jit]");
+  EXPECT_EQ(name("[anon:v8 jit]"), "[jit]");
+  EXPECT_EQ(name("/memfd:jit-cache (deleted)"), "[jit]");
+  EXPECT_EQ(name("/usr/bin/app (deleted)"), "/usr/bin/app");
+  EXPECT_EQ(name("/usr/lib/libc.so.6"), "/usr/lib/libc.so.6");
+}
+
+// Names ips by offset from the mapping start, records each call.
+class FakeResolver : public UserSymbolResolver {
+ public:
+  std::vector<std::string> resolve(const Mmap& m, std::span<const uint64_t> ips,
+                                   std::string* build_id) override {
+    ++calls[m.filename];
+    std::vector<std::string> out;
+    for (uint64_t ip : ips) out.push_back(ip - m.start < 0x100 ? "low_fn" : "");
+    if (m.filename == "/bin/app") *build_id = "feed";
+    return out;
+  }
+  std::map<std::string, int> calls;
+};
+
+TEST(Aggregator, BuildHistogram) {
+  AddressAggregator a;
+  a.on_mmap(mmap_of(10, 0x400000, 0x1000, "/bin/app"));
+  a.on_mmap(mmap_of(10, 0x7f0000, 0x1000, "/lib/libx.so"));
+  a.on_mmap(mmap_of(20, 0x500000, 0x1000, "/lib/libx.so"));  // same image in another process
+  a.on_sample(user_sample(10, 0x400010, 10));
+  a.on_sample(user_sample(10, 0x400020, 10));  // same function, another ip
+  a.on_sample(user_sample(10, 0x400800, 10));  // unnamed -> [unknown] in /bin/app
+  a.on_sample(user_sample(10, 0x7f0010, 10));
+  a.on_sample(user_sample(20, 0x500010, 10));
+  a.on_sample(user_sample(10, 0x100));  // unmapped
+  a.on_sample(Sample{0, 0xffffffff81000010ULL, 10, 10, 0, Mode::Kernel, 100, {}});
+  a.on_sample(Sample{0, 0xffffffff81000020ULL, 10, 10, 0, Mode::Kernel, 100, {}});
+  a.on_sample(Sample{0, 0xffffffffc0a01000ULL, 10, 10, 0, Mode::Kernel, 100, {}});
+  const auto ks = KernelSymbols::parse(
+      "ffffffff81000000 T do_syscall_64\nffffffffc0a01000 t ext4_fn\t[ext4]\n", "");
+  FakeResolver resolver;
+  const Histogram h = build_histogram(a.counts(), ks, resolver);
+  EXPECT_EQ(h.total_samples(), 9u);
+  EXPECT_EQ(resolver.calls["/bin/app"], 1);      // once per mapping
+  EXPECT_EQ(resolver.calls["/lib/libx.so"], 2);  // two mappings of it
+  std::map<std::tuple<std::string, std::string, Mode>, uint64_t> rows;
+  for (const auto& r : h.rows) {
+    ASSERT_LT(r.image, h.images.size());
+    rows[{h.images[r.image].name, r.function, r.mode}] += r.samples;
+  }
+  EXPECT_EQ(rows.size(), h.rows.size());  // merged: no duplicate keys
+  using T = std::tuple<std::string, std::string, Mode>;
+  EXPECT_EQ((rows[T{"/bin/app", "low_fn", Mode::User}]), 2u);
+  EXPECT_EQ((rows[T{"/bin/app", "[unknown]", Mode::User}]), 1u);
+  EXPECT_EQ((rows[T{"/lib/libx.so", "low_fn", Mode::User}]), 2u);
+  EXPECT_EQ((rows[T{"[unknown]", "[unknown]", Mode::User}]), 1u);
+  EXPECT_EQ((rows[T{"[kernel]", "do_syscall_64", Mode::Kernel}]), 2u);
+  EXPECT_EQ((rows[T{"[ext4]", "ext4_fn", Mode::Kernel}]), 1u);
+  // Images deduplicated by name, build id from the resolver.
+  std::map<std::string, std::string> images;
+  for (const auto& im : h.images) {
+    EXPECT_FALSE(images.count(im.name)) << im.name;
+    images[im.name] = im.build_id;
+  }
+  EXPECT_EQ(images.at("/bin/app"), "feed");
+  // Periods summed.
+  for (const auto& r : h.rows) {
+    if (h.images[r.image].name == "[kernel]") {
+      EXPECT_EQ(r.period, 200u);
+    }
+  }
+}
+
+TEST(Aggregator, NullResolverKeepsImages) {
+  AddressAggregator a;
+  Mmap m = mmap_of(10, 0x400000, 0x1000, "/bin/app");
+  m.build_id = "abcd";
+  a.on_mmap(m);
+  a.on_sample(user_sample(10, 0x400010));
+  NullUserResolver null;
+  const auto h = build_histogram(a.counts(), KernelSymbols::parse("", ""), null);
+  ASSERT_EQ(h.rows.size(), 1u);
+  EXPECT_EQ(h.images[h.rows[0].image].name, "/bin/app");
+  EXPECT_EQ(h.images[h.rows[0].image].build_id, "abcd");
+  EXPECT_EQ(h.rows[0].function, "[unknown]");
+}
+
+}  // namespace
+}  // namespace kprof
