@@ -1,0 +1,264 @@
+#include "symbolizer/elf_resolver.h"
+
+#include <gelf.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <unordered_map>
+
+#include "symbolizer/elf_file.h"
+#include "symbolizer/symbol_table.h"
+
+namespace kprof {
+
+using symbolizer::ElfFile;
+using symbolizer::ElfInfo;
+using symbolizer::SymbolTable;
+
+namespace {
+
+// One parsed image, kept for the resolver's lifetime. Only the extracted
+// facts are kept; the file itself is closed once loaded.
+struct LoadedImage {
+  bool ok = false;  // false: missing / unreadable / not ELF (already warned)
+  std::string build_id;
+  std::vector<symbolizer::LoadSegment> segments;
+  SymbolTable symbols;
+  std::unordered_map<const char*, std::string> demangled;  // by name start in `symbols`
+};
+
+constexpr std::string_view kDeleted = " (deleted)";
+constexpr uint64_t kMaxCrcBytes = 512ull << 20;  // debuglink CRC only when reading it is cheap
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string dirname_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// Build-ids as recorded may be zero-padded to 20 bytes (perf's fixed field).
+bool build_ids_match(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  if (b.substr(0, a.size()) != a) return false;
+  return b.substr(a.size()).find_first_not_of('0') == std::string_view::npos;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+// Mappings that are not ELF files by nature: name them "" without a warning.
+bool is_pseudo_file(std::string_view name) {
+  return name.empty() || name[0] != '/' || name.starts_with("/memfd:") ||
+         name.starts_with("/dev/") || name.starts_with("/SYSV") || name.starts_with("//anon");
+}
+
+}  // namespace
+
+struct ElfResolver::Impl {
+  ElfResolverOptions options;
+  std::unordered_map<std::string, std::unique_ptr<LoadedImage>> cache;  // by path ("[vdso]")
+  std::vector<std::string> warnings;
+  std::set<std::string> warned;  // one warning per key
+
+  void warn(const std::string& key, const std::string& line) {
+    if (warned.insert(key).second) warnings.push_back(line);
+  }
+
+  LoadedImage& image(const std::string& path);
+  std::unique_ptr<LoadedImage> load_file(const std::string& path);
+  std::unique_ptr<LoadedImage> load_vdso();
+  ElfFile find_debug_file(const std::string& path, const ElfInfo& info);
+  ElfFile try_debug_candidate(const std::string& cand, const std::string& path, const ElfInfo& info,
+                              bool check_crc);
+  void fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info, const ElfFile* debug);
+};
+
+ElfResolver::ElfResolver(ElfResolverOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  elf_version(EV_CURRENT);
+}
+
+ElfResolver::~ElfResolver() = default;
+
+const std::vector<std::string>& ElfResolver::warnings() const {
+  return impl_->warnings;
+}
+
+LoadedImage& ElfResolver::Impl::image(const std::string& path) {
+  auto it = cache.find(path);
+  if (it != cache.end()) return *it->second;
+  auto img = path == "[vdso]" ? load_vdso() : load_file(path);
+  return *cache.emplace(path, std::move(img)).first->second;
+}
+
+void ElfResolver::Impl::fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info,
+                             const ElfFile* debug) {
+  img.ok = true;
+  img.build_id = info.build_id;
+  img.segments = info.segments;
+  // .symtab (the file's or the debug file's) plus .dynsym: MiniDebugInfo-style
+  // debug tables may hold only what .dynsym lacks; aliases collapse in finish().
+  if (info.has_symtab) {
+    symbolizer::add_function_symbols(file.elf(), SHT_SYMTAB, img.symbols);
+  } else if (debug) {
+    symbolizer::add_function_symbols(debug->elf(), SHT_SYMTAB, img.symbols);
+  }
+  symbolizer::add_function_symbols(file.elf(), SHT_DYNSYM, img.symbols);
+  img.symbols.finish();
+}
+
+std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& path) {
+  auto img = std::make_unique<LoadedImage>();
+  std::string error;
+  ElfFile file = ElfFile::open(path, &error);
+  if (!file) {
+    warn(path, path + ": " + error + "; its samples stay unnamed");
+    return img;
+  }
+  ElfInfo info = symbolizer::read_elf_info(file.elf());
+  ElfFile debug;
+  if (!info.has_symtab) debug = find_debug_file(path, info);
+  fill(*img, file, info, debug ? &debug : nullptr);
+  if (img->symbols.empty()) {
+    warn(path, path + ": no function symbols (.symtab, .dynsym or debug file)");
+  }
+  return img;
+}
+
+ElfFile ElfResolver::Impl::try_debug_candidate(const std::string& cand, const std::string& path,
+                                               const ElfInfo& info, bool check_crc) {
+  struct stat st {};
+  if (::stat(cand.c_str(), &st) != 0 || same_file(cand, path)) return {};
+  std::string error;
+  ElfFile debug = ElfFile::open(cand, &error);
+  if (!debug) return {};
+  ElfInfo dinfo = symbolizer::read_elf_info(debug.elf());
+  if (!dinfo.has_symtab) return {};
+  if (!info.build_id.empty() && !dinfo.build_id.empty()) {
+    if (info.build_id != dinfo.build_id) return {};
+  } else if (check_crc) {
+    auto crc = symbolizer::file_crc32(cand, kMaxCrcBytes);
+    if (crc && *crc != info.debuglink_crc) return {};
+  }
+  return debug;
+}
+
+ElfFile ElfResolver::Impl::find_debug_file(const std::string& path, const ElfInfo& info) {
+  const std::string& id = info.build_id;
+  if (id.size() > 2) {
+    for (const std::string& dir : options.debug_dirs) {
+      std::string cand = dir + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+      if (ElfFile f = try_debug_candidate(cand, path, info, false)) return f;
+    }
+  }
+  if (info.debuglink.empty() || info.debuglink.find('/') != std::string::npos) return {};
+  // The file's own directory, and its real one (merged /usr: /lib -> /usr/lib).
+  std::vector<std::string> dirs = {dirname_of(path)};
+  if (char* real = ::realpath(path.c_str(), nullptr)) {
+    std::string r = dirname_of(real);
+    std::free(real);
+    if (r != dirs[0]) dirs.push_back(r);
+  }
+  for (const std::string& dir : dirs) {
+    std::vector<std::string> cands = {dir + "/" + info.debuglink,
+                                      dir + "/.debug/" + info.debuglink};
+    for (const std::string& ddir : options.debug_dirs) {
+      cands.push_back(ddir + (dir.starts_with("/") ? "" : "/") + dir + "/" + info.debuglink);
+    }
+    for (const std::string& cand : cands) {
+      if (ElfFile f = try_debug_candidate(cand, path, info, true)) return f;
+    }
+  }
+  return {};
+}
+
+std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
+  auto img = std::make_unique<LoadedImage>();
+  // The recorded process ran on this kernel, so its vDSO is this process's.
+  uint64_t base = ::getauxval(AT_SYSINFO_EHDR);
+  uint64_t len = 0;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; base != 0 && std::getline(maps, line);) {
+    unsigned long long start = 0, end = 0;
+    if (ends_with(line, "[vdso]") && std::sscanf(line.c_str(), "%llx-%llx", &start, &end) == 2 &&
+        start == base && end > start) {
+      len = end - start;
+    }
+  }
+  if (base == 0 || len == 0) {
+    warn("[vdso]", "[vdso]: this process has no vDSO to read symbols from");
+    return img;
+  }
+  std::string error;
+  ElfFile file = ElfFile::from_memory(
+      {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(base)), len}, &error);
+  if (!file) {
+    warn("[vdso]", "[vdso]: " + error);
+    return img;
+  }
+  fill(*img, file, symbolizer::read_elf_info(file.elf()), nullptr);
+  return img;
+}
+
+std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<const uint64_t> ips,
+                                              std::string* build_id) {
+  std::vector<std::string> names(ips.size());
+  std::string path = mapping.filename;
+  if (path != "[vdso]") {
+    if (is_pseudo_file(path)) return names;
+    if (ends_with(path, kDeleted)) {
+      std::string live = path.substr(0, path.size() - kDeleted.size());
+      impl_->warn(path,
+                  path + ": file was deleted after it was mapped; reading " + live + " instead");
+      path = std::move(live);
+    }
+  }
+  LoadedImage& img = impl_->image(path);
+  if (!img.ok) return names;
+
+  std::string recorded = lower(mapping.build_id);
+  if (!recorded.empty() && !img.build_id.empty() && !build_ids_match(recorded, img.build_id)) {
+    impl_->warn(path + "\n" + recorded,
+                path + ": build-id differs from the recording's (binary changed since?)");
+    if (build_id) *build_id = recorded;
+    return names;
+  }
+  if (build_id) *build_id = img.build_id.empty() ? recorded : img.build_id;
+
+  for (size_t i = 0; i < ips.size(); ++i) {
+    uint64_t ip = ips[i];
+    if (ip < mapping.start) continue;
+    auto vaddr = symbolizer::file_offset_to_vaddr(img.segments, ip - mapping.start + mapping.pgoff);
+    if (!vaddr) continue;
+    std::string_view raw = img.symbols.lookup(*vaddr);
+    if (raw.empty()) continue;
+    if (!impl_->options.demangle || !raw.starts_with("_Z")) {
+      names[i] = raw;
+      continue;
+    }
+    auto [it, inserted] = img.demangled.try_emplace(raw.data());
+    if (inserted) it->second = symbolizer::demangle(raw);
+    names[i] = it->second;
+  }
+  return names;
+}
+
+}  // namespace kprof

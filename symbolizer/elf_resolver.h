@@ -1,0 +1,51 @@
+// Names user-space addresses from ELF files on this machine, through elfutils.
+//
+// ElfResolver implements kprof::UserSymbolResolver (core/aggregate.h): given a
+// mapping as recorded (path, start, pgoff, build-id) and absolute ips inside
+// it, it returns one demangled function name per ip ("" when unknown). It
+// reads .symtab, falls back to .dynsym, and looks for separate debug files
+// (build-id under the debug dirs, .gnu_debuglink next to the file, in .debug/
+// and under the debug dirs). The load bias comes from the mapping and the
+// ELF program headers, so PIE executables and shared libraries resolve
+// alike. "[vdso]" is read from this process's own vDSO (same kernel).
+// Each file is opened once and cached for the resolver's lifetime; every
+// libelf/libdw handle and fd is owned by RAII wrappers and closed with it.
+// A file that is missing, unreadable, not ELF, or whose build-id differs
+// from the recorded one yields "" names (and a warning in warnings()), never
+// an exception.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/aggregate.h"
+
+namespace kprof {
+
+struct ElfResolverOptions {
+  // Where separate debug files live (build-id/xx/yyyy.debug and mirrored paths).
+  std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+  bool demangle = true;  // C++ names through abi::__cxa_demangle
+};
+
+class ElfResolver : public UserSymbolResolver {
+ public:
+  explicit ElfResolver(ElfResolverOptions options = {});
+  ~ElfResolver() override;
+  ElfResolver(const ElfResolver&) = delete;
+  ElfResolver& operator=(const ElfResolver&) = delete;
+
+  std::vector<std::string> resolve(const Mmap& mapping, std::span<const uint64_t> ips,
+                                   std::string* build_id) override;
+
+  // One line per problem met ("/usr/bin/x: build-id differs from the recording's").
+  const std::vector<std::string>& warnings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kprof

@@ -1,0 +1,339 @@
+// ElfResolver against real ELF images: this PIE test binary, a dlopen'ed
+// fixture library, a stripped library with a .gnu_debuglink / build-id debug
+// file, the vDSO, and bad files.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolizer/elf_file.h"
+#include "symbolizer/elf_resolver.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+volatile uint64_t test_sink;
+}
+
+extern "C" __attribute__((noinline, used)) uint64_t kprof_test_pie_function(uint64_t a) {
+  test_sink = a + 11;
+  return test_sink * 13;
+}
+
+namespace kprof_test_ns {
+__attribute__((noinline, used)) uint64_t namespaced_function(uint64_t a, double b) {
+  test_sink = a * 17;
+  return test_sink + static_cast<uint64_t>(b);
+}
+}  // namespace kprof_test_ns
+
+namespace kprof {
+namespace {
+
+// The mapping of this process that contains `addr`, as a recorded Mmap.
+std::optional<Mmap> mapping_of(const void* addr) {
+  auto a = reinterpret_cast<uintptr_t>(addr);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long long start = 0, end = 0, off = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+                    &path_at) < 4) {
+      continue;
+    }
+    if (a < start || a >= end) continue;
+    Mmap m;
+    m.start = start;
+    m.len = end - start;
+    m.pgoff = off;
+    m.filename = path_at > 0 ? line.substr(path_at) : "";
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::string resolve_one(ElfResolver& r, const Mmap& m, uint64_t ip,
+                        std::string* build_id = nullptr) {
+  uint64_t ips[] = {ip};
+  auto names = r.resolve(m, ips, build_id);
+  EXPECT_EQ(names.size(), 1u);
+  return names.empty() ? "" : names[0];
+}
+
+uint64_t addr_of(const void* p) {
+  return reinterpret_cast<uintptr_t>(p);
+}
+
+bool any_warning_contains(const ElfResolver& r, const std::string& what) {
+  for (const auto& w : r.warnings()) {
+    if (w.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kprof-symtest-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data()) ? fs::path(tmpl) : fs::path();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+struct DlHandle {
+  void* h;
+  explicit DlHandle(const char* path) : h(dlopen(path, RTLD_NOW | RTLD_LOCAL)) {}
+  ~DlHandle() {
+    if (h) dlclose(h);
+  }
+};
+
+TEST(ElfResolver, PieExecutableFunctionByName) {
+  const void* fn = reinterpret_cast<const void*>(&kprof_test_pie_function);
+  auto m = mapping_of(fn);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->filename, fs::read_symlink("/proc/self/exe").string());
+  ElfResolver r;
+  uint64_t ips[] = {addr_of(fn), addr_of(fn) + 3};
+  std::string build_id;
+  auto names = r.resolve(*m, ips, &build_id);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], "kprof_test_pie_function");
+  EXPECT_EQ(names[1], "kprof_test_pie_function");
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+}
+
+TEST(ElfResolver, DemanglesNamespacedCxxFunction) {
+  const void* fn = reinterpret_cast<const void*>(&kprof_test_ns::namespaced_function);
+  auto m = mapping_of(fn);
+  ASSERT_TRUE(m);
+  ElfResolver r;
+  EXPECT_EQ(resolve_one(r, *m, addr_of(fn) + 1),
+            "kprof_test_ns::namespaced_function(unsigned long, double)");
+  ElfResolver raw(ElfResolverOptions{.demangle = false});
+  EXPECT_EQ(resolve_one(raw, *m, addr_of(fn) + 1), "_ZN13kprof_test_ns19namespaced_functionEmd");
+}
+
+TEST(ElfResolver, SharedLibraryThroughDlopen) {
+  DlHandle lib(SYM_FIXTURE_LIB);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  void* add = dlsym(lib.h, "kprof_fixture_add");
+  void* scale = dlsym(lib.h, "_ZN13kprof_fixture5scaleEmi");
+  ASSERT_NE(add, nullptr);
+  ASSERT_NE(scale, nullptr);
+  auto m = mapping_of(add);
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->filename.find("libsym_fixture_lib"), std::string::npos) << m->filename;
+  ElfResolver r;
+  std::string build_id;
+  EXPECT_EQ(resolve_one(r, *m, addr_of(add) + 2, &build_id), "kprof_fixture_add");
+  EXPECT_FALSE(build_id.empty());  // the toolchain links with --build-id
+  auto ms = mapping_of(scale);
+  ASSERT_TRUE(ms);
+  EXPECT_EQ(resolve_one(r, *ms, addr_of(scale)), "kprof_fixture::scale(unsigned long, int)");
+
+  // The same build-id, as perf records it (upper case, zero-padded), still matches.
+  Mmap recorded = *m;
+  recorded.build_id = build_id;
+  for (char& c : recorded.build_id) c = static_cast<char>(std::toupper(c));
+  recorded.build_id.append(40 - std::min<size_t>(40, recorded.build_id.size()), '0');
+  EXPECT_EQ(resolve_one(r, recorded, addr_of(add)), "kprof_fixture_add");
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+}
+
+TEST(ElfResolver, StrippedLibraryUsesDebuglinkFile) {
+  DlHandle lib(SYM_STRIPPED_SO);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  auto static_addr_fn = reinterpret_cast<void* (*)()>(dlsym(lib.h, "kprof_stripped_static_addr"));
+  void* exported = dlsym(lib.h, "kprof_stripped_exported");
+  ASSERT_NE(static_addr_fn, nullptr);
+  ASSERT_NE(exported, nullptr);
+  void* hidden = static_addr_fn();
+  auto m = mapping_of(hidden);
+  ASSERT_TRUE(m);
+
+  // The stripped file really has no .symtab: the name can only come from the debug file.
+  std::string error;
+  auto file = symbolizer::ElfFile::open(SYM_STRIPPED_SO, &error);
+  ASSERT_TRUE(file) << error;
+  auto info = symbolizer::read_elf_info(file.elf());
+  EXPECT_FALSE(info.has_symtab);
+  EXPECT_EQ(info.debuglink, "libsym_stripped.so.debug");
+
+  ElfResolver r(ElfResolverOptions{.debug_dirs = {}});
+  EXPECT_EQ(resolve_one(r, *m, addr_of(hidden) + 1), "hidden_static_work(unsigned long)");
+  EXPECT_EQ(resolve_one(r, *m, addr_of(exported)), "kprof_stripped_exported");
+}
+
+TEST(ElfResolver, StrippedLibraryWithoutDebugFileKeepsDynsymNames) {
+  DlHandle lib(SYM_STRIPPED_SO);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  auto static_addr_fn = reinterpret_cast<void* (*)()>(dlsym(lib.h, "kprof_stripped_static_addr"));
+  void* exported = dlsym(lib.h, "kprof_stripped_exported");
+  ASSERT_NE(static_addr_fn, nullptr);
+  void* hidden = static_addr_fn();
+  auto m = mapping_of(hidden);
+  ASSERT_TRUE(m);
+
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path.empty());
+  fs::copy_file(SYM_STRIPPED_SO, tmp.path / "libsym_stripped.so");
+  Mmap alone = *m;
+  alone.filename = (tmp.path / "libsym_stripped.so").string();
+  ElfResolver r(ElfResolverOptions{.debug_dirs = {}});
+  EXPECT_EQ(resolve_one(r, alone, addr_of(hidden)), "");
+  EXPECT_EQ(resolve_one(r, alone, addr_of(exported)), "kprof_stripped_exported");
+
+  // A wrong file under the debuglink name is rejected (build-id differs).
+  fs::copy_file(SYM_FIXTURE_LIB, tmp.path / "libsym_stripped.so.debug");
+  ElfResolver r2(ElfResolverOptions{.debug_dirs = {}});
+  EXPECT_EQ(resolve_one(r2, alone, addr_of(hidden)), "");
+  EXPECT_EQ(resolve_one(r2, alone, addr_of(exported)), "kprof_stripped_exported");
+}
+
+TEST(ElfResolver, StrippedLibraryUsesBuildIdDebugDir) {
+  DlHandle lib(SYM_STRIPPED_SO);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  auto static_addr_fn = reinterpret_cast<void* (*)()>(dlsym(lib.h, "kprof_stripped_static_addr"));
+  ASSERT_NE(static_addr_fn, nullptr);
+  void* hidden = static_addr_fn();
+  auto m = mapping_of(hidden);
+  ASSERT_TRUE(m);
+
+  std::string error;
+  auto file = symbolizer::ElfFile::open(SYM_STRIPPED_SO, &error);
+  ASSERT_TRUE(file) << error;
+  std::string id = symbolizer::read_elf_info(file.elf()).build_id;
+  ASSERT_GT(id.size(), 2u) << "fixture linked without --build-id";
+
+  TempDir tmp;
+  fs::create_directories(tmp.path / "bin");
+  fs::create_directories(tmp.path / "debug/.build-id" / id.substr(0, 2));
+  fs::copy_file(SYM_STRIPPED_SO, tmp.path / "bin/libsym_stripped.so");
+  fs::copy_file(SYM_STRIPPED_DEBUG,
+                tmp.path / "debug/.build-id" / id.substr(0, 2) / (id.substr(2) + ".debug"));
+  Mmap moved = *m;
+  moved.filename = (tmp.path / "bin/libsym_stripped.so").string();
+  ElfResolver r(ElfResolverOptions{.debug_dirs = {(tmp.path / "debug").string()}});
+  EXPECT_EQ(resolve_one(r, moved, addr_of(hidden)), "hidden_static_work(unsigned long)");
+}
+
+TEST(ElfResolver, VdsoClockGettime) {
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!vdso || getauxval(AT_SYSINFO_EHDR) == 0) GTEST_SKIP() << "this process has no vDSO";
+  void* fn = dlsym(vdso, "__vdso_clock_gettime");
+  if (!fn) fn = dlsym(vdso, "clock_gettime");
+  ASSERT_NE(fn, nullptr) << "vDSO without clock_gettime";
+  auto m = mapping_of(fn);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->filename, "[vdso]");
+  // A recording of another process: another base address, same kernel image.
+  Mmap other = *m;
+  other.start += 0x10000000;
+  ElfResolver r;
+  std::string name = resolve_one(r, other, addr_of(fn) + 0x10000000 + 1);
+  EXPECT_NE(name.find("clock_gettime"), std::string::npos) << name;
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+}
+
+TEST(ElfResolver, MissingFileGivesEmptyNamesAndOneWarning) {
+  ElfResolver r;
+  Mmap m{.start = 0x1000, .len = 0x1000, .filename = "/nonexistent/kprof/libnothing.so"};
+  uint64_t ips[] = {0x1100, 0x1200};
+  EXPECT_EQ(r.resolve(m, ips, nullptr), std::vector<std::string>(2));
+  EXPECT_EQ(r.resolve(m, ips, nullptr), std::vector<std::string>(2));
+  ASSERT_EQ(r.warnings().size(), 1u);
+  EXPECT_NE(r.warnings()[0].find("/nonexistent/kprof/libnothing.so"), std::string::npos);
+}
+
+TEST(ElfResolver, PseudoMappingsAreSilentlyUnnamed) {
+  ElfResolver r;
+  uint64_t ips[] = {0x1100};
+  for (const char* name : {"//anon", "[heap]", "[stack]", "", "/memfd:jit (deleted)"}) {
+    Mmap m{.start = 0x1000, .len = 0x1000, .filename = name};
+    EXPECT_EQ(r.resolve(m, ips, nullptr), std::vector<std::string>(1)) << name;
+  }
+  EXPECT_TRUE(r.warnings().empty());
+}
+
+TEST(ElfResolver, NonElfAndTruncatedFilesWarnWithoutThrowing) {
+  TempDir tmp;
+  fs::path text = tmp.path / "notes.txt";
+  std::ofstream(text) << "this is not an ELF file\n";
+  fs::path truncated = tmp.path / "truncated.so";
+  {
+    std::ifstream in(SYM_FIXTURE_LIB, std::ios::binary);
+    std::vector<char> head(300);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    ASSERT_EQ(in.gcount(), 300);
+    std::ofstream(truncated, std::ios::binary).write(head.data(), 300);
+  }
+  ElfResolver r;
+  uint64_t ips[] = {0x1100, 0x1ff0};
+  for (const fs::path& p : {text, truncated}) {
+    Mmap m{.start = 0x1000, .len = 0x1000, .pgoff = 0x1000, .filename = p.string()};
+    std::vector<std::string> names;
+    EXPECT_NO_THROW(names = r.resolve(m, ips, nullptr));
+    EXPECT_EQ(names, std::vector<std::string>(2));
+    EXPECT_TRUE(any_warning_contains(r, p.string())) << p;
+  }
+}
+
+TEST(ElfResolver, BuildIdMismatchGivesEmptyNamesAndWarning) {
+  DlHandle lib(SYM_FIXTURE_LIB);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  void* add = dlsym(lib.h, "kprof_fixture_add");
+  ASSERT_NE(add, nullptr);
+  auto m = mapping_of(add);
+  ASSERT_TRUE(m);
+  m->build_id = "0123456789abcdef0123456789abcdef01234567";
+  ElfResolver r;
+  std::string build_id;
+  EXPECT_EQ(resolve_one(r, *m, addr_of(add), &build_id), "");
+  EXPECT_EQ(build_id, m->build_id);
+  EXPECT_TRUE(any_warning_contains(r, "build-id differs from the recording's"));
+  // Without a recorded build-id the same file resolves.
+  m->build_id.clear();
+  EXPECT_EQ(resolve_one(r, *m, addr_of(add)), "kprof_fixture_add");
+}
+
+TEST(ElfResolver, DeletedSuffixFallsBackToLivePath) {
+  const void* fn = reinterpret_cast<const void*>(&kprof_test_pie_function);
+  auto m = mapping_of(fn);
+  ASSERT_TRUE(m);
+  m->filename += " (deleted)";
+  ElfResolver r;
+  EXPECT_EQ(resolve_one(r, *m, addr_of(fn)), "kprof_test_pie_function");
+  EXPECT_TRUE(any_warning_contains(r, "deleted"));
+}
+
+TEST(ElfResolver, ThousandsOfIpsResolveQuickly) {
+  const void* fn = reinterpret_cast<const void*>(&kprof_test_pie_function);
+  auto m = mapping_of(fn);
+  ASSERT_TRUE(m);
+  std::vector<uint64_t> ips;
+  for (uint64_t i = 0; i < 20000; ++i) ips.push_back(m->start + (i * 97) % m->len);
+  ips.push_back(addr_of(fn));
+  ElfResolver r;
+  auto names = r.resolve(*m, ips, nullptr);
+  ASSERT_EQ(names.size(), ips.size());
+  EXPECT_EQ(names.back(), "kprof_test_pie_function");
+  size_t named = 0;
+  for (const auto& n : names) named += !n.empty();
+  EXPECT_GT(named, ips.size() / 4);  // most of the text segment is functions
+}
+
+}  // namespace
+}  // namespace kprof
