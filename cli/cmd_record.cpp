@@ -1,0 +1,175 @@
+// kprof record: option parsing and the order of the steps; the work is in
+// collector/ (recording) and symbolizer/ + core/ (naming the hit addresses).
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "collector/recorder.h"
+#include "collector/workload.h"
+#include "core/aggregate.h"
+#include "core/error.h"
+#include "core/format.h"
+#include "core/kernel_symbols.h"
+#include "symbolizer/elf_resolver.h"
+
+namespace kprof::cli {
+
+namespace {
+
+struct Args {
+  collector::RecordOptions rec;
+  std::string output = "kprof.data";
+  std::vector<std::string> scores;  // NAME=VALUE
+  bool freq_given = false;
+};
+
+void add_options(CLI::App& app, Args& a) {
+  app.prefix_command();  // the workload's own options pass through untouched
+  app.footer("usage: kprof record [options] [--] CMD [ARGS...]");
+  app.add_option("-e,--event", a.rec.event,
+                 "event to sample: perf or libpfm4 name, NAME:PERIOD (default CPU_CLK_UNHALTED; "
+                 "cpu-clock where there is no hardware PMU)");
+  app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")
+      ->check(CLI::PositiveNumber);
+  app.add_option("-F,--freq", a.rec.freq, "samples per second per CPU (default 499)")
+      ->check(CLI::PositiveNumber)
+      ->each([&a](const std::string&) { a.freq_given = true; });
+  app.add_flag("-a,--all-cpus", a.rec.system_wide, "every process on every CPU");
+  app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("-g,--call-graph", a.rec.callchains, "record call chains");
+  app.add_option("-o,--output", a.output, "profile to write (default kprof.data)");
+  app.add_option("--score", a.scores,
+                 "work score of this run, NAME=VALUE (higher is better); repeatable");
+  app.add_option("--mmap-pages", a.rec.mmap_pages, "ring buffer data pages per CPU (power of 2)")
+      ->check(CLI::PositiveNumber);
+}
+
+std::map<std::string, double> parse_scores(const std::vector<std::string>& scores) {
+  std::map<std::string, double> out;
+  for (const std::string& s : scores) {
+    size_t eq = s.find('=');
+    double v = 0;
+    const char* end = s.data() + s.size();
+    auto [p, ec] = eq == std::string::npos
+                       ? std::from_chars_result{nullptr, std::errc::invalid_argument}
+                       : std::from_chars(s.data() + eq + 1, end, v);
+    if (eq == 0 || ec != std::errc() || p != end) {
+      throw Error("--score '" + s + "' is not NAME=VALUE (e.g. --score tps=1234.5)");
+    }
+    out[s.substr(0, eq)] = v;
+  }
+  return out;
+}
+
+void validate(Args& a) {
+  auto& r = a.rec;
+  if (r.command.empty() && !r.system_wide && r.pid == 0) {
+    throw Error("nothing to record: give a command (kprof record -- CMD ...), -a or -p PID");
+  }
+  if (r.period != 0 && a.freq_given) throw Error("-c and -F both set the sampling rate; use one");
+  if (r.system_wide && r.pid != 0) throw Error("-a and -p exclude each other; use one");
+  if (r.pid != 0 && !r.command.empty()) {
+    throw Error("-p attaches to a running process; drop the command or drop -p");
+  }
+  if ((r.mmap_pages & (r.mmap_pages - 1)) != 0) {
+    throw Error("--mmap-pages " + std::to_string(r.mmap_pages) + " is not a power of two");
+  }
+  if (!r.command.empty() && collector::find_in_path(r.command[0]).empty()) {
+    throw Error("cannot run '" + r.command[0] + "': No such file or directory (not in PATH)");
+  }
+  std::filesystem::path dir = std::filesystem::path(a.output).parent_path();
+  if (dir.empty()) dir = ".";
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw Error(
+        errno_message("cannot write " + a.output + " (directory " + dir.string() + ")", errno));
+  }
+  r.scores = parse_scores(a.scores);
+}
+
+// perf's habit: an existing profile becomes FILE.old instead of being lost.
+void move_aside(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return;
+  std::filesystem::rename(path, path + ".old", ec);
+  if (ec) throw Error("cannot move " + path + " to " + path + ".old: " + ec.message());
+}
+
+void undo_create(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (std::filesystem::exists(path + ".old", ec)) std::filesystem::rename(path + ".old", path, ec);
+}
+
+void symbolize(const collector::Recorder& rec, const AddressAggregator& agg, ProfileWriter& w) {
+  KernelSymbols kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
+  ElfResolver resolver;
+  Histogram h = build_histogram(agg.counts(), kernel, resolver);
+  std::vector<uint8_t> payload = encode_histogram(h);
+  w.write_chunk(ChunkType::Histogram, payload);
+  w.write_end();
+  for (const std::string& warning : resolver.warnings()) {
+    std::fprintf(stderr, "kprof: %s\n", warning.c_str());
+  }
+}
+
+void report_end(const Summary& s, const ProfileWriter& w, uint64_t damaged) {
+  if (damaged != 0) {
+    std::fprintf(stderr, "kprof: %llu perf records did not decode and were skipped\n",
+                 static_cast<unsigned long long>(damaged));
+  }
+  std::fprintf(
+      stderr, "[ kprof record: %llu samples (%llu lost) in %.1f s, %llu KB written to %s ]\n",
+      static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
+      s.duration_ns / 1e9, static_cast<unsigned long long>((w.bytes_written() + 1023) / 1024),
+      w.path().c_str());
+  if (s.exit.kind == ExitStatus::Kind::Signaled) {
+    const char* abbrev = sigabbrev_np(s.exit.value);
+    std::fprintf(stderr, "kprof: workload killed by signal %d (SIG%s)\n", s.exit.value,
+                 abbrev != nullptr ? abbrev : "?");
+  }
+}
+
+}  // namespace
+
+int cmd_record(int argc, char** argv) {
+  CLI::App app{"Sample a workload, a process (-p) or the whole system (-a) into a profile."};
+  Args a;
+  add_options(app, a);
+  try {
+    app.parse(argc, argv);  // argv[0] is "record"
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  a.rec.command = app.remaining();
+  if (!a.rec.command.empty() && a.rec.command.front() == "--")
+    a.rec.command.erase(a.rec.command.begin());
+  validate(a);
+  a.rec.progress = ::isatty(STDERR_FILENO) != 0;
+
+  collector::Recorder rec(a.rec);  // events open, workload ready: now the file
+  move_aside(a.output);
+  ProfileWriter writer = ProfileWriter::create(a.output);
+  AddressAggregator agg;
+  Summary summary;
+  try {
+    summary = rec.run(writer, &agg);
+  } catch (const Error&) {
+    if (rec.exec_failed()) undo_create(a.output);  // nothing recorded: keep the old file
+    throw;
+  }
+  symbolize(rec, agg, writer);
+  report_end(summary, writer, rec.damaged_records());
+  return summary.exit.shell_code();
+}
+
+}  // namespace kprof::cli

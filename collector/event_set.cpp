@@ -1,0 +1,182 @@
+#include "collector/event_set.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "collector/procfs.h"
+#include "core/error.h"
+
+namespace kprof::collector {
+
+namespace {
+
+struct AttrChoice {
+  ResolvedEvent event;
+  bool exclude_kernel = false;
+  bool build_id = true;
+};
+
+perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inherit) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = c.event.type;
+  attr.config = c.event.config;
+  attr.config1 = c.event.config1;
+  attr.config2 = c.event.config2;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                     PERF_SAMPLE_PERIOD | (req.callchains ? PERF_SAMPLE_CALLCHAIN : 0);
+  if (req.period != 0) {
+    attr.sample_period = req.period;
+  } else {
+    attr.freq = 1;
+    attr.sample_freq = req.freq;
+  }
+  attr.disabled = 1;
+  attr.inherit = inherit ? 1 : 0;
+  attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
+  attr.exclude_kernel = c.exclude_kernel ? 1 : 0;
+  attr.exclude_hv = 1;
+  attr.exclude_guest = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.build_id = c.build_id ? 1 : 0;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  attr.sample_id_all = 1;
+  attr.use_clockid = 1;  // perf timestamps in CLOCK_MONOTONIC, like RunInfo's
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.watermark = 1;
+  attr.wakeup_watermark =
+      static_cast<uint32_t>(req.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) / 4);
+  return attr;
+}
+
+struct Failure {
+  int err = 0;
+  pid_t pid = 0;
+  int cpu = 0;
+};
+
+// Opens one event per (cpu, pid); on the first failure closes all and says where.
+Failure open_all(const EventRequest& req, const AttrChoice& c, const std::vector<int>& cpus,
+                 std::vector<Fd>& fds) {
+  fds.clear();
+  for (int cpu : cpus) {
+    for (pid_t pid : req.pids) {
+      perf_event_attr attr = make_attr(req, c, pid != -1);
+      int err = 0;
+      Fd fd = open_perf_event(attr, pid, cpu, -1, &err);
+      if (err != 0) {
+        fds.clear();
+        return {err, pid, cpu};
+      }
+      fds.push_back(std::move(fd));
+    }
+  }
+  return {};
+}
+
+std::string display_name(const EventRequest& req) {
+  return req.requested.empty() ? kDefaultEvent : req.requested;
+}
+
+[[noreturn]] void fail(const EventRequest& req, const AttrChoice& c, const Failure& f) {
+  const std::string what = "cannot open event '" + c.event.name + "'";
+  const bool system_wide = req.pids.size() == 1 && req.pids[0] == -1;
+  if (f.err == EACCES || f.err == EPERM) {
+    std::string p = std::to_string(perf_event_paranoid());
+    if (system_wide) {
+      throw Error(what +
+                  " system-wide: permission denied (-a needs root or CAP_PERFMON, or "
+                  "kernel.perf_event_paranoid <= 0; it is " +
+                  p + ")");
+    }
+    throw Error(what + ": permission denied (kernel.perf_event_paranoid is " + p +
+                "; run as root, grant CAP_PERFMON, or `sysctl kernel.perf_event_paranoid=1`)");
+  }
+  if (f.err == ESRCH) throw Error("no process " + std::to_string(f.pid) + " (check -p)");
+  if (f.err == EMFILE || f.err == ENFILE) {
+    throw Error(what + ": too many open files (raise `ulimit -n`)");
+  }
+  if (f.err == EINVAL && req.period == 0) {
+    throw Error(what + ": invalid argument (is -F " + std::to_string(req.freq) +
+                " above kernel.perf_event_max_sample_rate?)");
+  }
+  throw Error(errno_message(what + " on cpu " + std::to_string(f.cpu), f.err));
+}
+
+void notice(std::vector<std::string>* notices, std::string text) {
+  std::fprintf(stderr, "kprof: %s\n", text.c_str());
+  notices->push_back(std::move(text));
+}
+
+}  // namespace
+
+EventSet EventSet::open(const EventRequest& req, EventInfo* info,
+                        std::vector<std::string>* notices) {
+  const std::vector<int> cpus = online_cpu_list();
+  AttrChoice c{req.event};
+  EventSet set;
+  for (int attempt = 0;; ++attempt) {
+    Failure f = open_all(req, c, cpus, set.fds_);
+    if (f.err == 0) break;
+    if (attempt >= 4) fail(req, c, f);
+    if (f.err == EINVAL && c.build_id) {
+      c.build_id = false;  // kernels before 5.12 have no MMAP2 build-ids
+    } else if (is_missing_event_error(f.err) && !c.event.is_software()) {
+      info->fell_back = true;
+      info->fallback_reason =
+          "no hardware PMU (" + errno_name(f.err) + " opening " + c.event.name + ")";
+      notice(notices, display_name(req) + " cannot be sampled here (no hardware PMU: " +
+                          errno_name(f.err) + "); sampling cpu-clock instead");
+      c.event = cpu_clock_event();
+    } else if ((f.err == EACCES || f.err == EPERM) && !c.exclude_kernel &&
+               !(req.pids.size() == 1 && req.pids[0] == -1) && ::geteuid() != 0) {
+      c.exclude_kernel = true;
+      notice(notices, "kernel samples are not allowed (kernel.perf_event_paranoid is " +
+                          std::to_string(perf_event_paranoid()) +
+                          "): recording user space only; `sysctl kernel.perf_event_paranoid=1` "
+                          "allows kernel samples");
+    } else {
+      fail(req, c, f);
+    }
+  }
+  // One ring per CPU: the first event of each CPU owns it, the others of that
+  // CPU are redirected into it.
+  const size_t per_cpu = req.pids.size();
+  for (size_t i = 0; i < set.fds_.size(); ++i) {
+    if (i % per_cpu == 0) {
+      set.rings_.push_back(RingBuffer::map(set.fds_[i].get(), req.mmap_pages));
+    } else if (::ioctl(set.fds_[i].get(), PERF_EVENT_IOC_SET_OUTPUT, set.rings_.back().fd()) != 0) {
+      throw Error(errno_message("cannot share a perf ring buffer between threads", errno));
+    }
+  }
+  perf_event_attr attr = make_attr(req, c, false);
+  set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
+  info->requested = req.requested;
+  info->name = c.event.name;
+  info->type = c.event.type;
+  info->config = c.event.config;
+  info->use_freq = req.period == 0;
+  info->rate = req.period != 0 ? req.period : req.freq;
+  info->exclude_kernel = c.exclude_kernel;
+  info->callchains = req.callchains;
+  return set;
+}
+
+void EventSet::enable() {
+  for (Fd& fd : fds_) ::ioctl(fd.get(), PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void EventSet::disable() {
+  for (Fd& fd : fds_) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+}
+
+}  // namespace kprof::collector

@@ -1,0 +1,77 @@
+// Event names -> perf_event_attr fields, through libpfm4 and a table of
+// perf's generic names.
+//
+// Accepted spellings: perf generic names (cycles, instructions, cpu-clock,
+// task-clock, ...), any libpfm4 name for the PMUs of this machine
+// ("amd64_fam19h_zen4::RETIRED_INSTRUCTIONS", "perf::PERF_COUNT_HW_CPU_CYCLES"),
+// and oprofile's NAME:PERIOD ("CPU_CLK_UNHALTED:100000"). CPU_CLK_UNHALTED,
+// the default, is the CPU's unhalted-cycles event: perf's generic `cycles`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof::collector {
+
+inline constexpr const char* kDefaultEvent = "CPU_CLK_UNHALTED";
+
+// Owns libpfm4's global state for its lifetime (pfm_initialize/pfm_terminate).
+// Throws kprof::Error when libpfm4 cannot initialize.
+class PfmScope {
+ public:
+  PfmScope();
+  ~PfmScope();
+  PfmScope(const PfmScope&) = delete;
+  PfmScope& operator=(const PfmScope&) = delete;
+};
+
+// "NAME" or "NAME:PERIOD" (the last ':'-separated part all digits).
+struct EventSpec {
+  std::string name;
+  std::optional<uint64_t> period;
+  auto operator<=>(const EventSpec&) const = default;
+};
+// Throws kprof::Error on an empty name or a zero/overflowing period.
+EventSpec parse_event_spec(std::string_view spec);
+
+struct ResolvedEvent {
+  std::string name;   // "cycles", "cpu-clock", "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS"
+  uint32_t type = 0;  // perf_event_attr.type
+  uint64_t config = 0, config1 = 0, config2 = 0;
+  std::optional<uint64_t> period;  // from NAME:PERIOD
+  // A software event cannot fall back; anything else may be missing here.
+  bool is_software() const;
+};
+
+// Throws Error("unknown event 'X' (kprof events lists the events of this
+// machine)") when neither the generic table nor libpfm4 knows the name.
+ResolvedEvent resolve_event(const PfmScope&, std::string_view spec);
+
+// The event used when the requested one cannot be sampled here.
+ResolvedEvent cpu_clock_event();
+
+// Whether an open error means "this machine has no such PMU/event", the
+// case where kprof falls back to cpu-clock.
+bool is_missing_event_error(int err);
+
+// "ENOENT", "EACCES", ... (the symbolic name of an errno value).
+std::string errno_name(int err);
+
+// One row of `kprof events`.
+struct EventListing {
+  std::string name;
+  std::string pmu;  // "generic" for perf's names
+  std::string description;
+  bool opens = false;  // perf_event_open (counting, this process) succeeded
+  std::string reason;  // errno name when it did not
+};
+
+// The generic events plus every event of the PMUs libpfm4 detects here; with
+// `all`, also the PMUs libpfm4 supports but does not detect. Each event is
+// tried once (counting on this process, closed at once).
+std::vector<EventListing> list_events(const PfmScope&, bool all);
+
+}  // namespace kprof::collector

@@ -1,0 +1,411 @@
+#include "collector/recorder.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <optional>
+
+#include "collector/event_set.h"
+#include "collector/events.h"
+#include "collector/perf_event.h"
+#include "collector/procfs.h"
+#include "collector/workload.h"
+#include "core/error.h"
+#include "core/records.h"
+
+namespace kprof::collector {
+
+namespace {
+
+constexpr size_t kChunkBytes = 256 << 10;
+constexpr uint64_t kChunkNs = 1'000'000'000;
+constexpr uint64_t kProgressNs = 500'000'000;
+constexpr int kPollMs = 100;
+
+// One drain round's records, kept by type and merged by time through `order`.
+class Batch : public RecordSink {
+ public:
+  enum Kind : uint8_t { kSample, kMmap, kComm, kFork, kExit, kLost };
+  struct Ref {
+    uint64_t time;
+    Kind kind;
+    uint32_t index;
+  };
+  void on_sample(const Sample& s) override { add(s.time, kSample, samples, s); }
+  void on_mmap(const Mmap& m) override { add(m.time, kMmap, mmaps, m); }
+  void on_comm(const Comm& c) override { add(c.time, kComm, comms, c); }
+  void on_fork(const Fork& f) override { add(f.time, kFork, forks, f); }
+  void on_exit(const Fork& f) override { add(f.time, kExit, forks, f); }
+  void on_lost(const Lost& l) override { add(l.time, kLost, losts, l); }
+
+  void sort() {
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Ref& a, const Ref& b) { return a.time < b.time; });
+  }
+  void clear() {
+    order.clear(), samples.clear(), mmaps.clear(), comms.clear(), forks.clear(), losts.clear();
+  }
+
+  std::vector<Ref> order;
+  std::vector<Sample> samples;
+  std::vector<Mmap> mmaps;
+  std::vector<Comm> comms;
+  std::vector<Fork> forks;
+  std::vector<Lost> losts;
+
+ private:
+  template <typename T>
+  void add(uint64_t time, Kind kind, std::vector<T>& v, const T& r) {
+    order.push_back({time, kind, static_cast<uint32_t>(v.size())});
+    v.push_back(r);
+  }
+};
+
+// Delivers to the encoder and the extra sink, counting samples and losses.
+struct Output {
+  RecordEncoder encoder;
+  RecordSink* also = nullptr;
+  uint64_t samples = 0, lost = 0;
+
+  void add(const Batch& b) {
+    for (const Batch::Ref& r : b.order) {
+      switch (r.kind) {
+        case Batch::kSample:
+          encoder.add(b.samples[r.index]);
+          ++samples;
+          if (also) also->on_sample(b.samples[r.index]);
+          break;
+        case Batch::kMmap:
+          encoder.add(b.mmaps[r.index]);
+          if (also) also->on_mmap(b.mmaps[r.index]);
+          break;
+        case Batch::kComm:
+          encoder.add(b.comms[r.index]);
+          if (also) also->on_comm(b.comms[r.index]);
+          break;
+        case Batch::kFork:
+          encoder.add_fork(b.forks[r.index]);
+          if (also) also->on_fork(b.forks[r.index]);
+          break;
+        case Batch::kExit:
+          encoder.add_exit(b.forks[r.index]);
+          if (also) also->on_exit(b.forks[r.index]);
+          break;
+        case Batch::kLost:
+          encoder.add(b.losts[r.index]);
+          lost += b.losts[r.index].count;
+          if (also) also->on_lost(b.losts[r.index]);
+          break;
+      }
+    }
+  }
+};
+
+// Blocks SIGINT/SIGTERM/SIGCHLD for the Recorder's lifetime and reads them
+// through a signalfd; restores the previous mask on destruction.
+class SignalScope {
+ public:
+  SignalScope() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGCHLD);
+    ::pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    fd_ = Fd(::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!fd_.valid()) throw Error(errno_message("cannot create a signalfd", errno));
+  }
+  ~SignalScope() {
+    // Drop what arrived for us before unblocking, so it is not delivered late.
+    fd_.reset();
+    timespec zero{};
+    siginfo_t info;
+    while (::sigtimedwait(&set_, &info, &zero) > 0) {
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  int fd() const { return fd_.get(); }
+  const sigset_t& old_mask() const { return old_; }
+  // Next pending signal number, 0 when none.
+  int next() {
+    signalfd_siginfo si;
+    ssize_t n = ::read(fd_.get(), &si, sizeof si);
+    return n == sizeof si ? static_cast<int>(si.ssi_signo) : 0;
+  }
+
+ private:
+  sigset_t set_, old_;
+  Fd fd_;
+};
+
+double cpu_seconds(const timeval& tv) {
+  return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+}  // namespace
+
+struct Recorder::Impl {
+  RecordOptions opt;
+  SignalScope signals;
+  std::optional<Workload> workload;
+  std::optional<EventSet> events;
+  Fd pidfd;  // -p: readable when the process exits
+  RunInfo run;
+  std::string kallsyms, modules;
+  Batch synthesized;     // -a / -p: what already ran, from /proc
+  Batch batch;           // reused by every drain round
+  uint64_t damaged = 0;  // perf records that did not decode
+  bool started = false;  // events enabled and workload exec'ed
+  bool exec_failed = false;
+  bool running_ = true;
+  std::string stop_reason;
+  int stop_signals = 0;
+  std::optional<WorkloadResult> result;
+
+  void setup();  // everything that can fail before the file exists
+  void start();  // start times and /proc/stat, just before Meta is written
+  void go();     // enable the events / let the workload exec
+  void synthesize(pid_t pid, uint64_t time);
+  void drain(Output& out);
+  void handle_signals();
+  void write_chunk(ProfileWriter& w, Output& out, uint64_t& last_flush, bool force);
+};
+
+Recorder::Recorder(const RecordOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->opt = options;
+  impl_->setup();
+}
+
+Recorder::~Recorder() = default;
+
+const RunInfo& Recorder::run_info() const {
+  return impl_->run;
+}
+const std::string& Recorder::kallsyms() const {
+  return impl_->kallsyms;
+}
+const std::string& Recorder::modules() const {
+  return impl_->modules;
+}
+uint64_t Recorder::damaged_records() const {
+  return impl_->damaged;
+}
+bool Recorder::exec_failed() const {
+  return impl_->exec_failed;
+}
+bool Recorder::started() const {
+  return impl_->started;
+}
+
+void Recorder::Impl::setup() {
+  PfmScope pfm;
+  EventRequest req;
+  req.event = resolve_event(pfm, opt.event);
+  req.requested = opt.event;
+  if (req.event.period && opt.period) {
+    throw Error("event '" + opt.event + "' has a period and -c gives another; use one of them");
+  }
+  req.period = opt.period ? opt.period : req.event.period.value_or(0);
+  req.freq = opt.freq;
+  req.callchains = opt.callchains;
+  req.mmap_pages = opt.mmap_pages;
+  if (!opt.command.empty()) workload.emplace(Workload::start(opt.command, signals.old_mask()));
+  if (opt.system_wide) {
+    req.pids = {-1};
+  } else if (opt.pid > 0) {
+    req.pids = list_threads(opt.pid);
+    if (req.pids.empty()) throw Error("no process " + std::to_string(opt.pid) + " (check -p)");
+    pidfd = Fd(static_cast<int>(::syscall(SYS_pidfd_open, opt.pid, 0)));
+  } else if (workload) {
+    req.pids = {workload->pid()};
+    req.enable_on_exec = true;
+  } else {
+    throw Error("nothing to record: give a command, -a or -p PID");
+  }
+
+  run.command = opt.command;
+  run.target = opt.system_wide ? "system-wide"
+               : opt.pid > 0   ? "pid " + std::to_string(opt.pid)
+                               : "command";
+  run.kernel_release = kernel_release();
+  run.kernel_build_id = kernel_build_id();
+  run.hostname = host_name();
+  run.cpu_model = cpu_model();
+  run.ncpus = online_cpus();
+  run.scores = opt.scores;
+  kallsyms = read_kallsyms();
+  modules = read_modules();
+  if (kptr_restrict() != 0 && kallsyms.starts_with("0000000000000000")) {
+    run.notices.push_back("kernel addresses are hidden (kernel.kptr_restrict is " +
+                          std::to_string(kptr_restrict()) +
+                          "): kernel samples stay unnamed; `sysctl kernel.kptr_restrict=0`");
+  }
+  events = EventSet::open(req, &run.event, &run.notices);
+}
+
+void Recorder::Impl::start() {
+  run.start_realtime_ns = realtime_ns();
+  run.start_monotonic_ns = monotonic_ns();
+  run.stat_before = read_proc_stat();
+}
+
+void Recorder::Impl::go() {
+  if (!workload || opt.system_wide) events->enable();
+  if (workload) {
+    exec_failed = true;  // until go() returns
+    workload->go();
+    exec_failed = false;
+  }
+  started = true;
+  // After enabling, so nothing that maps code between the snapshot and the
+  // events is missed; samples before the snapshot stay unresolved at worst.
+  if (opt.system_wide) {
+    for (pid_t p : list_pids()) synthesize(p, run.start_monotonic_ns);
+  } else if (opt.pid > 0) {
+    synthesize(opt.pid, run.start_monotonic_ns);
+  }
+}
+
+void Recorder::Impl::synthesize(pid_t pid, uint64_t time) {
+  const std::string comm = process_comm(pid);
+  if (comm.empty()) return;  // gone, or a kernel thread we cannot read
+  const uint32_t upid = static_cast<uint32_t>(pid);
+  synthesized.on_comm(Comm{time, upid, upid, false, comm});
+  const std::string maps = read_text_file("/proc/" + std::to_string(pid) + "/maps");
+  for (const Mmap& m : parse_proc_maps(maps, upid, time)) {
+    if (m.prot & 4) synthesized.on_mmap(m);  // PROT_EXEC: what samples can hit
+  }
+}
+
+void Recorder::Impl::drain(Output& out) {
+  batch.clear();
+  const SampleLayout layout = events->layout();
+  for (RingBuffer& ring : events->rings()) {
+    RingRead r = ring.drain([&](std::span<const uint8_t> rec) {
+      try {
+        decode_perf_record(rec, layout, batch);
+      } catch (const Error&) {
+        ++damaged;  // one bad record from the kernel costs that record only
+      }
+    });
+    if (r.damaged) ++damaged;
+  }
+  batch.sort();
+  out.add(batch);
+}
+
+void Recorder::Impl::handle_signals() {
+  while (int sig = signals.next()) {
+    if (sig == SIGCHLD) {
+      if (workload && (result = workload->try_wait())) {
+        if (stop_reason.empty()) stop_reason = "workload exited";
+        running_ = false;
+      }
+      continue;
+    }
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (!workload || !result.has_value()) {
+      if (workload) {
+        // perf's habit: pass it on and keep recording until the workload ends.
+        workload->kill(++stop_signals > 1 ? SIGKILL : sig);
+        stop_reason = name + " (forwarded to the workload)";
+      } else {
+        stop_reason = name;
+        running_ = false;
+      }
+    }
+  }
+}
+
+void Recorder::Impl::write_chunk(ProfileWriter& w, Output& out, uint64_t& last_flush, bool force) {
+  const uint64_t now = monotonic_ns();
+  if (out.encoder.empty()) return;
+  if (!force && out.encoder.size() < kChunkBytes && now - last_flush < kChunkNs) return;
+  std::vector<uint8_t> payload = out.encoder.take();
+  w.write_chunk(ChunkType::Records, payload);
+  last_flush = now;
+}
+
+Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
+  Impl& m = *impl_;
+  Output out;
+  out.also = also;
+  uint64_t last_flush = monotonic_ns(), last_progress = last_flush;
+  try {
+    m.start();
+    std::vector<uint8_t> meta = encode_run_info(m.run);
+    w.write_chunk(ChunkType::Meta, meta);
+    auto as_bytes = [](const std::string& s) {
+      return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    };
+    w.write_chunk(ChunkType::Kallsyms, as_bytes(m.kallsyms));
+    w.write_chunk(ChunkType::Modules, as_bytes(m.modules));
+    // Released only now: compressing the kallsyms snapshot takes a while, and
+    // the workload's wall time and the first poll should not include it.
+    m.go();
+    out.add(m.synthesized);
+    m.synthesized.clear();
+
+    std::vector<pollfd> pfds;
+    pfds.push_back({m.signals.fd(), POLLIN, 0});
+    if (m.pidfd.valid()) pfds.push_back({m.pidfd.get(), POLLIN, 0});
+    const size_t first_ring = pfds.size();
+    for (RingBuffer& r : m.events->rings()) pfds.push_back({r.fd(), POLLIN, 0});
+    while (m.running_) {
+      ::poll(pfds.data(), pfds.size(), kPollMs);
+      m.handle_signals();
+      if (m.pidfd.valid() && (pfds[1].revents & POLLIN)) {
+        m.stop_reason = "process " + std::to_string(m.opt.pid) + " exited";
+        m.running_ = false;
+      }
+      // A ring whose tasks are all gone reports POLLHUP forever: stop polling it.
+      for (size_t i = first_ring; i < pfds.size(); ++i) {
+        if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;
+      }
+      m.drain(out);
+      m.write_chunk(w, out, last_flush, false);
+      const uint64_t now = monotonic_ns();
+      if (m.opt.progress && now - last_progress >= kProgressNs) {
+        std::fprintf(stderr, "\rkprof: %llu samples, %llu lost, %.1f s",
+                     static_cast<unsigned long long>(out.samples),
+                     static_cast<unsigned long long>(out.lost),
+                     (now - m.run.start_monotonic_ns) / 1e9);
+        last_progress = now;
+      }
+    }
+    m.events->disable();
+    m.drain(out);
+    m.write_chunk(w, out, last_flush, true);
+  } catch (const Error&) {
+    if (m.workload && !m.result) m.workload->kill(SIGTERM);
+    throw;  // the chunks already written stay readable
+  }
+  if (m.opt.progress) std::fputs("\r\x1b[K", stderr);
+  Summary s;
+  s.duration_ns = monotonic_ns() - m.run.start_monotonic_ns;
+  s.samples = out.samples;
+  s.lost = out.lost;
+  if (m.result) {
+    s.exit = m.result->exit;
+    s.real_s = m.result->real_s;
+    s.user_s = m.result->user_s;
+    s.sys_s = m.result->sys_s;
+  }
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  s.kprof_user_s = cpu_seconds(self.ru_utime);
+  s.kprof_sys_s = cpu_seconds(self.ru_stime);
+  s.stop_reason = m.stop_reason;
+  s.stat_after = read_proc_stat();
+  std::vector<uint8_t> payload = encode_summary(s);
+  w.write_chunk(ChunkType::Summary, payload);
+  return s;
+}
+
+}  // namespace kprof::collector

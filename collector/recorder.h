@@ -1,0 +1,82 @@
+// One recording, from setup to Summary.
+//
+// Construction does what can fail before a profile file exists: resolves
+// the event, forks the workload (held before exec), opens the events (with
+// the fallbacks of event_set.h), maps the rings and takes the kallsyms and
+// modules snapshots. So a caller creates its output file only once the
+// events are open. run() then writes, through the given ProfileWriter:
+//   Meta (RunInfo), Kallsyms, Modules,
+//   (then enables the events / releases the workload to exec: an exec
+//   failure throws Error("cannot run 'X': ...") here, leaving a file without
+//   Records and Summary; callers check the command in PATH first)
+//   Records chunks while recording (per drain round the records of all CPUs
+//   are merged by time; a chunk is flushed past ~256 KiB or every ~1 s),
+//   Summary.
+// Every record also goes to `also` (the AddressAggregator), so symbolizing
+// needs no re-read. The Histogram and End chunks are the caller's.
+//
+// Stopping: the workload's exit; SIGINT/SIGTERM are forwarded to the
+// workload (perf's habit) and recording goes on until it exits (a second one
+// kills it); with -a / -p and no command, SIGINT/SIGTERM stop recording, as
+// does the exit of the -p process. Signals are taken through a signalfd
+// (blocked for the Recorder's lifetime, restored after). A write error
+// (disk full) terminates the workload (SIGTERM), keeps the chunks already
+// written, and throws the writer's Error.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/model.h"
+
+namespace kprof::collector {
+
+struct RecordOptions {
+  std::string event;  // -e; "" = CPU_CLK_UNHALTED (cycles; cpu-clock without a PMU)
+  // -F: samples per second per CPU, when period == 0. 499: an odd rate (so it
+  // does not beat with periodic work) below 1000 Hz, because the measured
+  // overhead here was 5-30% at 1000 Hz and 30-60% at 4000 Hz.
+  uint64_t freq = 499;
+  uint64_t period = 0;                   // -c (or NAME:PERIOD): events per sample; 0 = use freq
+  bool system_wide = false;              // -a: every task on every CPU
+  pid_t pid = 0;                         // -p: an existing process and its threads; 0 = none
+  bool callchains = false;               // -g
+  std::vector<std::string> command;      // the workload; may be empty with -a / -p
+  std::map<std::string, double> scores;  // --score NAME=VALUE, stored in RunInfo
+  size_t mmap_pages = 128;               // --mmap-pages: data pages per CPU ring (power of two)
+  bool progress = false;  // live "N samples" line on stderr (set when stderr is a tty)
+};
+
+class Recorder {
+ public:
+  explicit Recorder(const RecordOptions& options);  // throws kprof::Error
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  const RunInfo& run_info() const;
+  // The /proc/kallsyms and /proc/modules snapshots written to the profile,
+  // for symbolizing once run() returns.
+  const std::string& kallsyms() const;
+  const std::string& modules() const;
+  // perf records that did not decode (counted and skipped); 0 normally.
+  uint64_t damaged_records() const;
+  // Whether run() got as far as starting the recording (false when it threw
+  // before: e.g. the workload could not exec; the file then holds no records).
+  bool started() const;
+  // Whether run() threw because the workload could not exec.
+  bool exec_failed() const;
+  // Records until the stop condition; call once.
+  Summary run(ProfileWriter& out, RecordSink* also);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kprof::collector

@@ -1,0 +1,173 @@
+// Real, short recordings through the Recorder into a temporary profile.
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "collector/perf_event.h"
+#include "collector/recorder.h"
+#include "collector/workload.h"
+#include "core/aggregate.h"
+#include "core/error.h"
+#include "core/format.h"
+
+namespace kprof::collector {
+namespace {
+
+const char* kLoop = "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done";
+
+// Why sampling cannot work here, or "" when cpu-clock sampling opens.
+std::string cannot_sample() {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = 1000000;
+  attr.exclude_kernel = 1;
+  int err = 0;
+  Fd fd = open_perf_event(attr, 0, -1, -1, &err);
+  return err ? std::string("perf_event_open(cpu-clock) fails here: ") + std::strerror(err) : "";
+}
+
+bool hardware_cycles_open() {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.exclude_kernel = 1;
+  int err = 0;
+  Fd fd = open_perf_event(attr, 0, -1, -1, &err);
+  return err == 0;
+}
+
+class RecorderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = cannot_sample(); !why.empty()) GTEST_SKIP() << why;
+    path_ = std::string(KPROF_TEST_BINARY_DIR) + "/recorder_test_" + std::to_string(::getpid()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".kprof";
+  }
+  void TearDown() override {
+    if (!path_.empty()) std::filesystem::remove(path_);
+  }
+
+  struct Result {
+    Summary summary;
+    Profile profile;
+    AddressAggregator agg;
+  };
+  Result record(RecordOptions opt) {
+    Result r;
+    Recorder rec(opt);
+    ProfileWriter w = ProfileWriter::create(path_);
+    r.summary = rec.run(w, &r.agg);
+    w.write_end();
+    r.profile = load_profile(path_);
+    return r;
+  }
+  std::string path_;
+};
+
+TEST_F(RecorderTest, ShellLoopHasSamplesAndSummary) {
+  RecordOptions opt;
+  opt.command = {"/bin/sh", "-c", kLoop};
+  opt.freq = 997;
+  Result r = record(opt);
+  EXPECT_GT(r.summary.samples, 0u);
+  EXPECT_EQ(r.summary.exit, (ExitStatus{ExitStatus::Kind::Exited, 0}));
+  EXPECT_EQ(r.summary.stop_reason, "workload exited");
+  EXPECT_GT(r.summary.user_s + r.summary.sys_s, 0.0);
+  EXPECT_GT(r.summary.duration_ns, 0u);
+  EXPECT_EQ(r.agg.counts().samples, r.summary.samples);
+
+  EXPECT_TRUE(r.profile.status.complete) << r.profile.status.problem;
+  ASSERT_TRUE(r.profile.summary.has_value());
+  EXPECT_EQ(r.profile.summary->samples, r.summary.samples);
+  EXPECT_EQ(r.profile.run.command, opt.command);
+  EXPECT_EQ(r.profile.run.target, "command");
+  EXPECT_FALSE(r.profile.kallsyms.empty());
+  EXPECT_GT(r.profile.run.stat_before.ctxt, 0u);
+  EXPECT_GE(r.profile.summary->stat_after.ctxt, r.profile.run.stat_before.ctxt);
+  EXPECT_EQ(r.profile.run.event.rate, 997u);
+  EXPECT_TRUE(r.profile.run.event.use_freq);
+}
+
+TEST_F(RecorderTest, FallbackRecordedWhenCyclesDoNotOpen) {
+  if (hardware_cycles_open()) GTEST_SKIP() << "this machine has a hardware PMU; no fallback";
+  RecordOptions opt;
+  opt.command = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"};
+  Result r = record(opt);
+  const EventInfo& e = r.profile.run.event;
+  EXPECT_TRUE(e.fell_back);
+  EXPECT_EQ(e.name, "cpu-clock");
+  EXPECT_EQ(e.type, uint32_t{PERF_TYPE_SOFTWARE});
+  EXPECT_NE(e.fallback_reason.find("no hardware PMU"), std::string::npos) << e.fallback_reason;
+  ASSERT_FALSE(r.profile.run.notices.empty());
+  EXPECT_NE(r.profile.run.notices[0].find("sampling cpu-clock instead"), std::string::npos);
+}
+
+TEST_F(RecorderTest, PeriodFromEventSpec) {
+  RecordOptions opt;
+  opt.event = "task-clock:500000";  // every 0.5 ms of task time
+  opt.command = {"/bin/sh", "-c", kLoop};
+  Result r = record(opt);
+  EXPECT_FALSE(r.profile.run.event.use_freq);
+  EXPECT_EQ(r.profile.run.event.rate, 500000u);
+  EXPECT_EQ(r.profile.run.event.name, "task-clock");
+  EXPECT_GT(r.summary.samples, 0u);
+}
+
+TEST_F(RecorderTest, ExitCodePassedThrough) {
+  RecordOptions opt;
+  opt.command = {"/bin/sh", "-c", "exit 7"};
+  Result r = record(opt);
+  EXPECT_EQ(r.summary.exit, (ExitStatus{ExitStatus::Kind::Exited, 7}));
+  EXPECT_EQ(r.summary.exit.shell_code(), 7);
+  ASSERT_TRUE(r.profile.summary.has_value());
+  EXPECT_EQ(r.profile.summary->exit.value, 7);
+}
+
+TEST_F(RecorderTest, KilledWorkloadIsSignaled) {
+  RecordOptions opt;
+  opt.command = {"/bin/sh", "-c", "kill -TERM $$"};
+  Result r = record(opt);
+  EXPECT_EQ(r.summary.exit, (ExitStatus{ExitStatus::Kind::Signaled, SIGTERM}));
+  EXPECT_EQ(r.summary.exit.shell_code(), 128 + SIGTERM);
+}
+
+TEST_F(RecorderTest, MissingCommandIsCleanError) {
+  RecordOptions opt;
+  opt.command = {"/nonexistent/kprof-no-such-program"};
+  Recorder rec(opt);
+  ProfileWriter w = ProfileWriter::create(path_);
+  AddressAggregator agg;
+  try {
+    rec.run(w, &agg);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "cannot run '/nonexistent/kprof-no-such-program': No such file or directory");
+  }
+  EXPECT_FALSE(rec.started());
+  EXPECT_TRUE(rec.exec_failed());
+}
+
+TEST_F(RecorderTest, NothingToRecordIsError) {
+  EXPECT_THROW(Recorder(RecordOptions{}), Error);
+}
+
+TEST(FindInPath, FindsShell) {
+  EXPECT_FALSE(find_in_path("sh").empty());
+  EXPECT_EQ(find_in_path("/bin/sh"), "/bin/sh");
+  EXPECT_EQ(find_in_path("kprof-no-such-program-xyz"), "");
+  EXPECT_EQ(find_in_path(""), "");
+}
+
+}  // namespace
+}  // namespace kprof::collector
