@@ -1,0 +1,31 @@
+// `kprof info FILE`: everything a profile knows about its run.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/format.h"
+#include "report/info.h"
+#include "report/summary.h"
+
+namespace kprof::cli {
+
+int cmd_info(int argc, char** argv) {
+  CLI::App app{"Everything a profile knows: run, machine, event, summary, chunks", "kprof info"};
+  std::string file = "kprof.data";
+  app.add_option("FILE", file, "profile to read")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  Profile profile = load_profile(file);
+  ProfileHistogram hist = histogram_of(profile);
+  write_info(std::cout, profile, hist, chunk_counts(file));
+  std::cout.flush();
+  if (!std::cout) throw Error("cannot write to stdout");
+  return 0;
+}
+
+}  // namespace kprof::cli

@@ -1,0 +1,140 @@
+#include "report/info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/kernel_symbols.h"
+#include "report/table.h"
+
+namespace kprof {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
+
+size_t count_lines(const std::string& text) {
+  size_t n = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  return n + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+void add_run(TextTable& t, const RunInfo& run) {
+  const EventInfo& e = run.event;
+  t.add_row({"recorded:", format_utc(run.start_realtime_ns)});
+  t.add_row({"event:", describe_event(e)});
+  t.add_row({"event requested:", e.requested.empty() ? "(default)" : e.requested});
+  t.add_row({"event attr:", "type " + std::to_string(e.type) + ", config " + hex(e.config)});
+  t.add_row({"sampling:", e.use_freq ? "frequency " + format_count(e.rate) + " Hz"
+                                     : "period " + format_count(e.rate) + " events"});
+  t.add_row({"fell back:", e.fell_back ? "yes: " + e.fallback_reason : "no"});
+  t.add_row({"kernel samples:", e.exclude_kernel ? "excluded" : "included"});
+  t.add_row({"callchains:", yes_no(e.callchains)});
+  t.add_row({"target:", run.target.empty() ? "unknown" : run.target});
+  t.add_row({"command:", run.command.empty() ? "(none)" : format_command(run.command)});
+  t.add_row({"kernel release:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
+  t.add_row({"kernel build id:", run.kernel_build_id.empty() ? "unknown" : run.kernel_build_id});
+  t.add_row({"host:", run.hostname.empty() ? "unknown" : run.hostname});
+  t.add_row({"cpu:", run.cpu_model.empty() ? "unknown" : run.cpu_model});
+  t.add_row({"cpus:", std::to_string(run.ncpus)});
+  t.add_row({"start monotonic:", format_count(run.start_monotonic_ns) + " ns"});
+}
+
+void add_summary(TextTable& t, const RunInfo& run, const Summary& s) {
+  t.add_row({"duration:", format_seconds(s.duration_ns)});
+  t.add_row({"samples:", format_count(s.samples)});
+  t.add_row({"lost:", format_count(s.lost) + " (" +
+                          format_percent(percent_of(s.lost, s.samples + s.lost)) + "%)"});
+  t.add_row({"stop reason:", s.stop_reason.empty() ? "unknown" : s.stop_reason});
+  std::string exit = describe_exit(s.exit);
+  t.add_row({"workload:",
+             exit.empty() ? "(none)"
+                          : exit + " (shell status " + std::to_string(s.exit.shell_code()) + ")"});
+  t.add_row({"workload time:", "real " + format_fixed(s.real_s, 3) + " s, user " +
+                                   format_fixed(s.user_s, 3) + " s, sys " +
+                                   format_fixed(s.sys_s, 3) + " s"});
+  t.add_row({"kprof cpu time:", "user " + format_fixed(s.kprof_user_s, 3) + " s, sys " +
+                                    format_fixed(s.kprof_sys_s, 3) + " s"});
+  if (run.stat_before.time_ns == 0 || s.stat_after.time_ns <= run.stat_before.time_ns) {
+    t.add_row({"system:", "no /proc/stat snapshots"});
+    return;
+  }
+  ProcStatRates r = rates_between(run.stat_before, s.stat_after);
+  t.add_row({"interrupts/s:", format_fixed(r.interrupts_per_s, 0)});
+  t.add_row({"ctxsw/s:", format_fixed(r.ctxsw_per_s, 0)});
+  t.add_row({"cpu us/sys/idle/iowait:",
+             format_fixed(r.user_pct, 1) + "% / " + format_fixed(r.sys_pct, 1) + "% / " +
+                 format_fixed(r.idle_pct, 1) + "% / " + format_fixed(r.iowait_pct, 1) + "%"});
+}
+
+void add_histogram(TextTable& t, const ProfileHistogram& hist) {
+  const Histogram& h = hist.histogram;
+  std::set<std::string_view> images;
+  std::set<std::pair<uint32_t, std::string_view>> functions;
+  for (const FunctionCount& r : h.rows) {
+    images.insert(r.image < h.images.size() ? std::string_view(h.images[r.image].name)
+                                            : std::string_view("[unknown]"));
+    functions.insert({r.image, r.function});
+  }
+  std::string how = hist.recovered ? " (recovered from records)" : "";
+  t.add_row({"histogram samples:", format_count(h.total_samples()) + how});
+  t.add_row({"images:", std::to_string(images.size())});
+  t.add_row({"functions:", std::to_string(functions.size())});
+}
+
+}  // namespace
+
+std::string chunk_counts(const std::string& path) {
+  std::map<uint16_t, size_t> counts;
+  ProfileReader reader = ProfileReader::open(path);
+  reader.for_each_chunk(
+      [&](uint16_t type) {
+        ++counts[type];
+        return false;  // count only: nothing is decompressed
+      },
+      [](const Chunk&) {});
+  std::string s;
+  for (const auto& [type, n] : counts) {
+    if (!s.empty()) s += ", ";
+    s += std::string(chunk_type_name(type)) + " " + std::to_string(n);
+  }
+  return s.empty() ? "none" : s;
+}
+
+void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& hist,
+                const std::string& chunks) {
+  TextTable t({{""}, {""}});
+  t.add_row({"file:", p.path.empty() ? "<memory>" : p.path});
+  t.add_row({"format version:", std::to_string(p.run.format_version)});
+  t.add_row({"status:", describe_status(p.status)});
+  if (!chunks.empty()) t.add_row({"chunks:", chunks});
+  add_run(t, p.run);
+  if (p.summary) {
+    add_summary(t, p.run, *p.summary);
+  } else {
+    t.add_row({"summary:", "missing (recording did not end normally)"});
+  }
+  KernelSymbols ks = KernelSymbols::parse(p.kallsyms, p.modules);
+  std::string kallsyms = format_count(ks.size()) + " symbols";
+  if (ks.skipped_lines()) kallsyms += ", " + format_count(ks.skipped_lines()) + " lines skipped";
+  if (ks.addresses_hidden()) kallsyms += ", addresses hidden (kptr_restrict)";
+  t.add_row({"kallsyms:", kallsyms});
+  t.add_row({"modules:", format_count(count_lines(p.modules)) + " lines"});
+  add_histogram(t, hist);
+  for (const auto& [name, value] : p.run.scores) {
+    t.add_row({"score " + name + ":", format_fixed(value, 6)});
+  }
+  for (const std::string& n : p.run.notices) t.add_row({"notice:", n});
+  if (!hist.notice.empty()) t.add_row({"notice:", hist.notice});
+  t.write(out, false);
+}
+
+}  // namespace kprof

@@ -1,0 +1,22 @@
+// `kprof info`: everything a profile knows about its run, one "key: value"
+// line each: format version, event, machine, workload, /proc/stat rates,
+// summary, kallsyms snapshot, chunk status and counts, scores, notices.
+#pragma once
+
+#include <ostream>
+
+#include "core/format.h"
+#include "report/summary.h"
+
+namespace kprof {
+
+// `chunks`: optional per-type chunk counts line ("meta 1, records 12, ...");
+// empty to leave it out.
+void write_info(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                const std::string& chunks = "");
+
+// Counts the chunks of the file at `path` by type without decompressing them:
+// "meta 1, kallsyms 1, records 12, summary 1, histogram 1, end 1".
+std::string chunk_counts(const std::string& path);
+
+}  // namespace kprof

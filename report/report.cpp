@@ -1,0 +1,198 @@
+#include "report/report.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "report/csv.h"
+#include "report/table.h"
+
+namespace kprof {
+
+SortKey parse_sort_key(const std::string& s) {
+  if (s == "function") return SortKey::Function;
+  if (s == "image") return SortKey::Image;
+  if (s == "mode") return SortKey::Mode;
+  throw Error("unknown sort key '" + s + "': use function, image or mode");
+}
+
+namespace {
+
+constexpr int kModes = 6;  // Mode::User .. Mode::Unknown
+
+std::string modes_string(unsigned mask) {
+  std::string s;
+  for (int m = 0; m < kModes; ++m) {
+    if (!(mask & (1u << m))) continue;
+    if (!s.empty()) s += '+';
+    s += mode_name(static_cast<Mode>(m));
+  }
+  return s;
+}
+
+unsigned mode_bit(Mode m) {
+  int i = static_cast<int>(m);
+  return 1u << (i < kModes ? i : kModes - 1);
+}
+
+bool row_before(const ReportRow& a, const ReportRow& b) {
+  if (a.samples != b.samples) return a.samples > b.samples;
+  if (a.image != b.image) return a.image < b.image;
+  if (a.function != b.function) return a.function < b.function;
+  return a.mode < b.mode;
+}
+
+const std::string& image_of(const Histogram& h, uint32_t index) {
+  static const std::string kUnknown = "[unknown]";
+  return index < h.images.size() ? h.images[index].name : kUnknown;
+}
+
+}  // namespace
+
+std::vector<ReportRow> report_rows(const Histogram& h, SortKey key, size_t partial) {
+  // Group by names, not by indices: an image listed twice (two build ids of
+  // one path) is still one image to the reader.
+  struct Acc {
+    uint64_t samples = 0, period = 0;
+    unsigned modes = 0;
+  };
+  std::map<std::pair<std::string_view, std::string_view>, Acc> groups;
+  for (const FunctionCount& r : h.rows) {
+    std::string_view image, function;
+    if (key != SortKey::Mode) image = image_of(h, r.image);
+    if (key == SortKey::Function) function = r.function;
+    if (key == SortKey::Mode) image = mode_name(r.mode);
+    Acc& a = groups[{image, function}];
+    a.samples += r.samples;
+    a.period += r.period;
+    a.modes |= mode_bit(r.mode);
+  }
+  std::vector<ReportRow> rows;
+  rows.reserve(groups.size());
+  for (const auto& [k, a] : groups) {
+    ReportRow row{a.samples, a.period, std::string(k.first), std::string(k.second),
+                  modes_string(a.modes)};
+    if (key == SortKey::Mode) row.image.clear();
+    rows.push_back(std::move(row));
+  }
+  if (partial > 0 && partial < rows.size()) {
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<ptrdiff_t>(partial), rows.end(),
+                      row_before);
+  } else {
+    std::sort(rows.begin(), rows.end(), row_before);
+  }
+  return rows;
+}
+
+void write_report_header(std::ostream& out, const Profile& p, const ProfileHistogram& hist) {
+  const RunInfo& run = p.run;
+  TextTable t({{""}, {""}});
+  t.add_row({"# profile:", p.path.empty() ? "<memory>" : p.path});
+  t.add_row({"# event:", describe_event(run.event)});
+  t.add_row({"# kernel:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
+  std::string host = run.hostname.empty() ? "unknown" : run.hostname;
+  if (run.ncpus) host += " (" + std::to_string(run.ncpus) + " CPUs)";
+  t.add_row({"# host:", host});
+  if (!run.cpu_model.empty()) t.add_row({"# cpu:", run.cpu_model});
+  t.add_row({run.command.empty() ? "# target:" : "# command:", describe_target(run)});
+  const uint64_t recorded = hist.histogram.total_samples();
+  if (p.summary) {
+    const Summary& s = *p.summary;
+    t.add_row({"# duration:", format_seconds(s.duration_ns)});
+    t.add_row({"# samples:", format_count(s.samples)});
+    if (s.lost) {
+      t.add_row({"# lost:", format_count(s.lost) + " (" +
+                                format_percent(percent_of(s.lost, s.samples + s.lost)) +
+                                "% of all samples)"});
+    }
+    std::string exit = describe_exit(s.exit);
+    if (!exit.empty()) {
+      t.add_row({"# workload:", exit + "; real " + format_fixed(s.real_s, 2) + " s, user " +
+                                    format_fixed(s.user_s, 2) + " s, sys " +
+                                    format_fixed(s.sys_s, 2) + " s"});
+    }
+    if (!s.stop_reason.empty() && (exit.empty() || s.stop_reason != "workload exited")) {
+      t.add_row({"# stopped:", s.stop_reason});
+    }
+  } else {
+    t.add_row({"# samples:", format_count(recorded) + (hist.recovered ? " (recovered)" : "")});
+  }
+  for (const std::string& n : run.notices) t.add_row({"# notice:", n});
+  if (!hist.notice.empty()) {
+    t.add_row({"# notice:", hist.notice});
+  } else if (!p.status.complete) {
+    t.add_row({"# notice:", "profile " + describe_status(p.status)});
+  }
+  t.write(out, false);
+  out << "#\n";
+}
+
+void write_report_table(std::ostream& out, const Histogram& h, const ReportOptions& opts) {
+  const uint64_t total = h.total_samples();
+  const char* what = opts.sort == SortKey::Function ? "functions"
+                     : opts.sort == SortKey::Image  ? "images"
+                                                    : "modes";
+  if (total == 0) {
+    out << "no samples\n";
+    return;
+  }
+  std::vector<ReportRow> rows = report_rows(h, opts.sort, opts.top);
+  size_t shown = opts.top ? std::min(opts.top, rows.size()) : rows.size();
+  while (shown > 0 && percent_of(rows[shown - 1].samples, total) < opts.percent_limit) --shown;
+
+  // Basenames read best; the full path only where two shown images share one.
+  std::unordered_map<std::string_view, std::set<std::string_view>> by_base;
+  for (size_t i = 0; i < shown; ++i) by_base[path_basename(rows[i].image)].insert(rows[i].image);
+  auto display_image = [&](const std::string& image) {
+    std::string_view base = path_basename(image);
+    return by_base[base].size() > 1 ? image : std::string(base);
+  };
+
+  std::vector<Column> cols = {{"samples", Align::Right}, {"%", Align::Right}};
+  if (opts.sort == SortKey::Mode) {
+    cols.push_back({"mode"});
+  } else {
+    cols.push_back({"image", Align::Left, 60});
+    if (opts.sort == SortKey::Function) cols.push_back({"function", Align::Left, opts.name_width});
+  }
+  TextTable table(std::move(cols));
+  uint64_t shown_samples = 0;
+  for (size_t i = 0; i < shown; ++i) {
+    const ReportRow& r = rows[i];
+    shown_samples += r.samples;
+    std::vector<std::string> cells = {format_count(r.samples),
+                                      format_percent(percent_of(r.samples, total))};
+    if (opts.sort == SortKey::Mode) {
+      cells.push_back(r.mode);
+    } else {
+      cells.push_back(display_image(r.image));
+      if (opts.sort == SortKey::Function) cells.push_back(r.function);
+    }
+    table.add_row(std::move(cells));
+  }
+  table.write(out);
+  if (shown < rows.size()) {
+    out << "(" << rows.size() - shown << " more " << what
+        << " not shown: " << format_count(total - shown_samples) << " samples, "
+        << format_percent(percent_of(total - shown_samples, total)) << "%)\n";
+  }
+}
+
+void write_report(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                  const ReportOptions& opts) {
+  if (opts.header) write_report_header(out, profile, hist);
+  write_report_table(out, hist.histogram, opts);
+}
+
+void write_report_csv(std::ostream& out, const Histogram& h, SortKey key) {
+  const uint64_t total = h.total_samples();
+  write_csv_row(out, {"samples", "percent", "image", "function", "mode"});
+  for (const ReportRow& r : report_rows(h, key)) {
+    write_csv_row(out, {format_count(r.samples), format_percent(percent_of(r.samples, total)),
+                        r.image, r.function, r.mode});
+  }
+}
+
+}  // namespace kprof

@@ -1,0 +1,60 @@
+// `kprof report`: an oprofile-style top-N table of where the samples went,
+// grouped by function, image or mode, with a header saying what ran; and the
+// same rows as CSV. Works on a histogram (see summary.h for how one is
+// obtained from any profile), so it costs nothing per sample.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/model.h"
+#include "report/summary.h"
+
+namespace kprof {
+
+enum class SortKey { Function, Image, Mode };
+// "function" / "image" / "mode"; throws kprof::Error naming the choices.
+SortKey parse_sort_key(const std::string& s);
+
+struct ReportOptions {
+  size_t top = 30;  // rows shown in the table; 0 = all
+  SortKey sort = SortKey::Function;
+  double percent_limit = 0;  // rows under this percent of all samples are not shown
+  bool header = true;        // print the run header before the table
+  size_t name_width = 120;   // function names longer than this are cut with "…" (table only)
+};
+
+// One row of the report: a function, an image, or a mode.
+struct ReportRow {
+  uint64_t samples = 0;
+  uint64_t period = 0;
+  std::string image;     // full image name ("" when grouping by mode)
+  std::string function;  // "" unless grouping by function
+  std::string mode;      // "kernel", "user", ...; "kernel+user" when mixed
+  auto operator<=>(const ReportRow&) const = default;
+};
+
+// Every row for `key`, most samples first; ties by image, then function, then
+// mode, so the output is stable. `partial`: only the first `partial` rows are
+// sorted (the rest follow in unspecified order); 0 sorts all.
+std::vector<ReportRow> report_rows(const Histogram& h, SortKey key, size_t partial = 0);
+
+// The run header: event, kernel, host, command, duration, samples, lost, the
+// workload's end, notices, and `hist.notice` when the histogram was recovered.
+void write_report_header(std::ostream& out, const Profile& profile, const ProfileHistogram& hist);
+
+// The table (and its footer saying what was cut), without the run header.
+void write_report_table(std::ostream& out, const Histogram& h, const ReportOptions& opts);
+
+// Header (when opts.header) + table.
+void write_report(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                  const ReportOptions& opts);
+
+// All rows for `key` as RFC 4180 CSV: samples,percent,image,function,mode
+// (image by full path, names never cut, no top-N or percent limit).
+void write_report_csv(std::ostream& out, const Histogram& h, SortKey key);
+
+}  // namespace kprof

@@ -1,0 +1,101 @@
+#include "report/summary.h"
+
+#include <ctime>
+
+#include "core/aggregate.h"
+#include "core/kernel_symbols.h"
+#include "report/table.h"
+
+namespace kprof {
+
+ProfileHistogram histogram_of(const Profile& profile) {
+  ProfileHistogram out;
+  if (profile.histogram) {
+    out.histogram = *profile.histogram;
+    return out;
+  }
+  // Symbols are only written when recording ends, so a cut-short file has
+  // just the raw records: aggregate them again and name what the file itself
+  // can name (kernel addresses, from the snapshot taken at record start).
+  AddressAggregator agg;
+  Profile again = load_profile(profile.path, &agg);
+  KernelSymbols kernel = KernelSymbols::parse(again.kallsyms, again.modules);
+  NullUserResolver user;
+  out.histogram = build_histogram(agg.counts(), kernel, user);
+  out.recovered = true;
+  const ReadStatus& st = again.status;
+  out.notice = "profile cut short: " + (st.problem.empty() ? "no histogram" : st.problem) +
+               "; read " + format_count(st.good_bytes) + " of " + format_count(st.file_bytes) +
+               " bytes; recovered " + format_count(agg.counts().samples) +
+               " samples (user functions not named: symbols are written when recording ends)";
+  return out;
+}
+
+std::string describe_event(const EventInfo& event) {
+  std::string s = event.name.empty() ? "unknown event" : event.name;
+  if (event.use_freq) {
+    s += " @ " + format_count(event.rate) + " Hz";
+  } else {
+    s += ", period " + format_count(event.rate);
+  }
+  if (event.fell_back) {
+    s += " (fallback: ";
+    if (!event.requested.empty()) s += event.requested + " cannot be sampled here: ";
+    s += event.fallback_reason.empty() ? "no reason recorded" : event.fallback_reason;
+    s += ")";
+  } else if (!event.requested.empty() && event.requested != event.name) {
+    s += " (requested " + event.requested + ")";
+  }
+  if (event.exclude_kernel) s += ", user only";
+  if (event.callchains) s += ", with callchains";
+  return s;
+}
+
+std::string signal_name(int signo) {
+  // Linux numbering (x86, arm, and most others); the profile may be read on
+  // another system, so strsignal() of the reader would be wrong anyway.
+  static constexpr const char* kNames[] = {
+      nullptr,     "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT", "SIGBUS",
+      "SIGFPE",    "SIGKILL", "SIGUSR1",   "SIGSEGV", "SIGUSR2",  "SIGPIPE", "SIGALRM", "SIGTERM",
+      "SIGSTKFLT", "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",  "SIGTTIN", "SIGTTOU", "SIGURG",
+      "SIGXCPU",   "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",   "SIGPWR",  "SIGSYS"};
+  if (signo > 0 && signo < static_cast<int>(std::size(kNames))) return kNames[signo];
+  return "signal " + std::to_string(signo);
+}
+
+std::string describe_exit(const ExitStatus& exit) {
+  switch (exit.kind) {
+    case ExitStatus::Kind::Exited:
+      return "exited " + std::to_string(exit.value);
+    case ExitStatus::Kind::Signaled:
+      return "killed by signal " + std::to_string(exit.value) + " (" + signal_name(exit.value) +
+             ")";
+    case ExitStatus::Kind::None:
+      break;
+  }
+  return "";
+}
+
+std::string describe_target(const RunInfo& run) {
+  if (!run.command.empty()) return format_command(run.command);
+  return run.target.empty() ? "unknown" : run.target;
+}
+
+std::string describe_status(const ReadStatus& status) {
+  if (status.complete) return "complete";
+  return "cut short: " + (status.problem.empty() ? std::string("no end marker") : status.problem) +
+         "; read " + format_count(status.good_bytes) + " of " + format_count(status.file_bytes) +
+         " bytes";
+}
+
+std::string format_utc(uint64_t realtime_ns) {
+  if (realtime_ns == 0) return "unknown";
+  std::time_t t = static_cast<std::time_t>(realtime_ns / 1000000000u);
+  std::tm tm{};
+  if (!gmtime_r(&t, &tm)) return "unknown";
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+}  // namespace kprof

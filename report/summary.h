@@ -1,0 +1,42 @@
+// What report, info and diff say about a loaded profile: its histogram (also
+// for a file cut short) and one-line descriptions of the run. Reads the
+// profile file only; never the live system.
+#pragma once
+
+#include <string>
+
+#include "core/format.h"
+#include "core/model.h"
+
+namespace kprof {
+
+struct ProfileHistogram {
+  Histogram histogram;
+  // "" for a complete file; else one line saying how the histogram was
+  // recovered ("profile cut short: ...; recovered K samples (...)").
+  std::string notice;
+  bool recovered = false;  // rebuilt from Records chunks (user functions not named)
+};
+
+// The histogram of `profile`: the stored Histogram chunk when there is one.
+// Otherwise (a recording killed or cut short before its symbols were written)
+// re-reads `profile.path` decoding the Records chunks, names kernel samples
+// from the profile's own kallsyms snapshot and keeps user samples by image as
+// "[unknown]". Throws kprof::Error when the file cannot be re-read.
+ProfileHistogram histogram_of(const Profile& profile);
+
+// "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
+// "cycles, period 100000 (requested CPU_CLK_UNHALTED:100000)".
+std::string describe_event(const EventInfo& event);
+// "exited 0", "killed by signal 9 (SIGKILL)", "" when there was no workload.
+std::string describe_exit(const ExitStatus& exit);
+// "SIGKILL" for 9, "signal 77" when unknown (Linux numbering).
+std::string signal_name(int signo);
+// The workload ("./bench --x") or the target ("system-wide", "pid 12").
+std::string describe_target(const RunInfo& run);
+// "complete", or "cut short: <problem>; read N of M bytes".
+std::string describe_status(const ReadStatus& status);
+// Wall-clock time as "2024-05-01 12:34:56 UTC"; "unknown" for 0.
+std::string format_utc(uint64_t realtime_ns);
+
+}  // namespace kprof

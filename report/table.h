@@ -1,0 +1,63 @@
+// Plain-text tables and the number formats every report shares (report,
+// info, diff). Widths are counted in UTF-8 code points, so "…" and names
+// with non-ASCII characters line up. Nothing here reads a profile.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof {
+
+enum class Align { Left, Right };
+
+struct Column {
+  std::string title;
+  Align align = Align::Left;
+  size_t max_width = 0;  // cells wider than this are cut with "…"; 0 = never cut
+};
+
+// A table rendered with two spaces between columns, a title line, and no
+// trailing blanks (the last column is never padded). Cells beyond the column
+// count are ignored; missing cells are empty.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  size_t rows() const { return rows_.size(); }
+
+  // `titles`: print the title line first.
+  void write(std::ostream& out, bool titles = true) const;
+  std::string str(bool titles = true) const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Code points in a UTF-8 string (invalid bytes count as one each).
+size_t display_width(std::string_view s);
+// `s` cut to at most `max_width` code points, the last one "…" when cut.
+std::string truncate_display(std::string_view s, size_t max_width);
+// `s` padded with blanks to `width` code points, on the right (Left) or left (Right).
+std::string pad(std::string_view s, size_t width, Align align);
+
+// 12.3456 (oprofile's "%.4f"); `decimals` digits after the point.
+std::string format_percent(double percent, int decimals = 4);
+// `part` as a percent of `total` (0 when total is 0).
+double percent_of(uint64_t part, uint64_t total);
+// Fixed-point number with `decimals` digits: format_fixed(1.5, 2) == "1.50".
+std::string format_fixed(double value, int decimals);
+// 1234567 -> "1234567" (no separators: tables are read by scripts too).
+std::string format_count(uint64_t n);
+// Nanoseconds as seconds: "12.345 s".
+std::string format_seconds(uint64_t ns);
+// A command line, with arguments that need it quoted for a POSIX shell.
+std::string format_command(const std::vector<std::string>& argv);
+// Basename of a path: "/usr/lib/libc.so.6" -> "libc.so.6"; "[kernel]" unchanged.
+std::string_view path_basename(std::string_view path);
+
+}  // namespace kprof

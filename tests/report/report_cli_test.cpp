@@ -1,0 +1,93 @@
+// Runs the built `kprof report` / `kprof info` (KPROF_BINARY) on good and bad
+// files: bad input must give a non-zero exit and exactly one line on stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "tests/report/test_support.h"
+
+namespace kprof {
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+CliRun run_kprof(const std::string& args, const std::string& dir) {
+  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  std::string cmd =
+      std::string("'") + KPROF_BINARY + "' " + args + " >'" + out_path + "' 2>'" + err_path + "'";
+  CliRun r;
+  int rc = std::system(cmd.c_str());
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = test::read_file(out_path);
+  r.err = test::read_file(err_path);
+  return r;
+}
+
+void expect_one_line_error(const CliRun& r, const std::string& command) {
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("kprof " + command + ": ", 0), 0u) << r.err;
+}
+
+TEST(ReportCli, NotAProfile) {
+  std::string dir = test::temp_dir("cli_not_profile");
+  test::write_file(dir + "/notes.txt", "this is not a profile, just some text\n");
+  expect_one_line_error(run_kprof("report '" + dir + "/notes.txt'", dir), "report");
+  expect_one_line_error(run_kprof("info '" + dir + "/notes.txt'", dir), "info");
+}
+
+TEST(ReportCli, EmptyFile) {
+  std::string dir = test::temp_dir("cli_empty");
+  test::write_file(dir + "/empty.kprof", "");
+  expect_one_line_error(run_kprof("report '" + dir + "/empty.kprof'", dir), "report");
+  expect_one_line_error(run_kprof("info '" + dir + "/empty.kprof'", dir), "info");
+}
+
+TEST(ReportCli, MissingFile) {
+  std::string dir = test::temp_dir("cli_missing");
+  CliRun r = run_kprof("report '" + dir + "/nope.kprof'", dir);
+  expect_one_line_error(r, "report");
+  EXPECT_NE(r.err.find("nope.kprof"), std::string::npos) << r.err;
+}
+
+TEST(ReportCli, BadOptionAndHelp) {
+  std::string dir = test::temp_dir("cli_help");
+  CliRun help = run_kprof("report --help", dir);
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--percent-limit"), std::string::npos) << help.out;
+  EXPECT_EQ(run_kprof("info --help", dir).status, 0);
+  EXPECT_NE(run_kprof("report --sort nonsense x.kprof", dir).status, 0);
+}
+
+TEST(ReportCli, ReportsAProfileAndWritesCsv) {
+  std::string dir = test::temp_dir("cli_good");
+  test::ProfileBuilder b;
+  b.run = test::sample_run();
+  b.summary = test::sample_summary();
+  b.histogram = Histogram{{{"[kernel]", ""}, {"/usr/bin/bench", ""}},
+                          {{0, "schedule", Mode::Kernel, 30, 30}, {1, "main", Mode::User, 70, 70}}};
+  std::string path = b.write(dir + "/good.kprof");
+  CliRun r = run_kprof("report --top 1 --csv '" + dir + "/out.csv' '" + path + "'", dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("# event:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("70  70.0000  bench  main"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("schedule"), std::string::npos) << r.out;
+  std::string csv = test::read_file(dir + "/out.csv");
+  EXPECT_EQ(csv,
+            "samples,percent,image,function,mode\r\n"
+            "70,70.0000,/usr/bin/bench,main,user\r\n"
+            "30,30.0000,[kernel],schedule,kernel\r\n");
+  CliRun info = run_kprof("info '" + path + "'", dir);
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("status:"), std::string::npos) << info.out;
+}
+
+}  // namespace
+}  // namespace kprof
