@@ -1,0 +1,176 @@
+// `kprof diff BASE NEW [NEW2 ...]` and `kprof diff A1 A2 -- B1 B2 [-- C1 C2 ...]`:
+// parses options, loads the profiles and prints the diff (report/diff.h).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "report/diff.h"
+
+namespace kprof::cli {
+
+namespace {
+
+// CLI11 reads the first "--" as "end of options"; a diff's "--" separates
+// sides, so each is swapped for this token (not an option, not a path anyone
+// types) before parsing.
+constexpr const char* kSeparator = "\x1f--";
+
+std::vector<DiffSide> split_sides(const std::vector<std::string>& args) {
+  std::vector<std::vector<std::string>> groups(1);
+  for (const std::string& a : args) {
+    if (a == kSeparator) {
+      groups.emplace_back();
+    } else {
+      groups.back().push_back(a);
+    }
+  }
+  std::vector<DiffSide> sides;
+  if (groups.size() == 1) {
+    // No "--": one profile per side.
+    for (const std::string& path : groups[0]) sides.push_back({"", {DiffRun{path}}});
+  } else {
+    for (const auto& g : groups) {
+      if (g.empty()) throw Error("empty side between '--' separators: give each side a profile");
+      DiffSide side;
+      for (const std::string& path : g) side.runs.push_back(DiffRun{path});
+      sides.push_back(std::move(side));
+    }
+  }
+  if (sides.size() < 2) {
+    throw Error("diff needs at least two profiles: kprof diff BASE.kprof NEW.kprof");
+  }
+  return sides;
+}
+
+double parse_score(const std::string& text, const std::string& spec) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno || !(v > 0)) {
+    throw Error("bad --score '" + spec + "': give LABEL=VALUE with a positive number");
+  }
+  return v;
+}
+
+// --score LABEL=VALUE (every run of that side) or LABEL=V1,V2,... (one per run).
+void apply_scores(std::vector<DiffSide>& sides, const std::vector<std::string>& specs) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("bad --score '" + spec + "': give LABEL=VALUE (a label shown by kprof diff)");
+    }
+    const std::string label = spec.substr(0, eq);
+    std::vector<double> values;
+    std::string rest = spec.substr(eq + 1);
+    for (size_t start = 0;;) {
+      const size_t comma = rest.find(',', start);
+      values.push_back(parse_score(rest.substr(start, comma - start), spec));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    DiffSide* side = nullptr;
+    std::string known;
+    for (DiffSide& s : sides) {
+      known += (known.empty() ? "" : ", ") + s.label;
+      if (s.label == label) side = &s;
+      for (const DiffRun& r : s.runs) {
+        if (r.source == label && s.runs.size() == 1) side = &s;
+      }
+    }
+    if (!side)
+      throw Error("no profile labelled '" + label + "' for --score (labels: " + known + ")");
+    if (values.size() != 1 && values.size() != side->runs.size()) {
+      throw Error("--score '" + spec + "' gives " + std::to_string(values.size()) + " values for " +
+                  std::to_string(side->runs.size()) + " runs: give one or one per run");
+    }
+    for (size_t r = 0; r < side->runs.size(); ++r) {
+      side->runs[r].score = values.size() == 1 ? values[0] : values[r];
+    }
+  }
+}
+
+void write_file(const std::string& path, const DiffResult& result, bool json) {
+  if (path == "-") {
+    json ? write_diff_json(std::cout, result) : write_diff_csv(std::cout, result);
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(errno_message("cannot write '" + path + "'", errno));
+  json ? write_diff_json(out, result) : write_diff_csv(out, result);
+  out.flush();
+  if (!out) throw Error("cannot write '" + path + "': check free space and permissions");
+}
+
+}  // namespace
+
+int cmd_diff(int argc, char** argv) {
+  CLI::App app{
+      "Compare profiles of the same workload under two or more kernels.\n"
+      "  kprof diff BASE NEW [NEW2 ...]            one profile per kernel\n"
+      "  kprof diff A1 A2 A3 -- B1 B2 B3 [-- ...]  several runs per kernel",
+      "kprof diff"};
+  std::vector<std::string> profiles, labels, scores;
+  std::string by = "function", csv_path, json_path;
+  DiffOptions opts;
+  app.add_option("profiles", profiles,
+                 "profiles; '--' separates kernels when each has several runs")
+      ->required();
+  app.add_option("--label", labels, "label per kernel, in order (default: its kernel release)")
+      ->allow_extra_args(false);
+  app.add_option("--score", scores,
+                 "LABEL=VALUE work score, higher is better (or LABEL=V1,V2,... per run); "
+                 "overrides kprof record --score")
+      ->allow_extra_args(false);
+  app.add_option("--top", opts.top, "rows in the text tables; 0 = all")->capture_default_str();
+  app.add_option("--percent-limit", opts.percent_limit,
+                 "hide rows under this share (in %) in every profile (text only)")
+      ->capture_default_str();
+  app.add_option("--by", by, "function, image or mode")->capture_default_str();
+  app.add_option("--csv", csv_path, "also write every row as CSV (RFC 4180) to FILE ('-': stdout)");
+  app.add_option("--json", json_path, "also write every row as JSON to FILE ('-': stdout)");
+
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i)
+    args.emplace_back(std::string(argv[i]) == "--" ? kSeparator : argv[i]);
+  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  opts.by = parse_diff_by(by);
+  if (opts.percent_limit < 0 || opts.percent_limit > 100) {
+    throw Error("--percent-limit must be between 0 and 100");
+  }
+
+  DiffInput in;
+  in.options = opts;
+  in.sides = split_sides(profiles);
+  if (!labels.empty() && labels.size() != in.sides.size()) {
+    throw Error("got " + std::to_string(labels.size()) + " --label for " +
+                std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
+  }
+  for (DiffSide& side : in.sides) {
+    for (DiffRun& run : side.runs) run = load_diff_run(run.source, in.warnings);
+  }
+  for (size_t i = 0; i < labels.size(); ++i) in.sides[i].label = labels[i];
+  const std::vector<std::string> resolved = diff_labels(in.sides);
+  for (size_t i = 0; i < in.sides.size(); ++i) in.sides[i].label = resolved[i];
+  apply_scores(in.sides, scores);
+
+  const DiffResult result = diff_profiles(in);
+  write_diff_text(std::cout, result);
+  std::cout.flush();
+  if (!csv_path.empty()) write_file(csv_path, result, false);
+  if (!json_path.empty()) write_file(json_path, result, true);
+  return 0;
+}
+
+}  // namespace kprof::cli

@@ -1,0 +1,496 @@
+#include "report/diff.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/aggregate.h"
+#include "core/error.h"
+#include "core/format.h"
+#include "report/canonical.h"
+#include "report/summary.h"
+#include "report/table.h"
+
+namespace kprof {
+
+DiffBy parse_diff_by(const std::string& s) {
+  if (s == "function") return DiffBy::Function;
+  if (s == "image") return DiffBy::Image;
+  if (s == "mode") return DiffBy::Mode;
+  throw Error("unknown --by '" + s + "': use function, image or mode");
+}
+
+const char* diff_by_name(DiffBy by) {
+  switch (by) {
+    case DiffBy::Function:
+      return "function";
+    case DiffBy::Image:
+      return "image";
+    case DiffBy::Mode:
+      return "mode";
+  }
+  return "function";
+}
+
+const char* sidedness_mark(Sidedness s) {
+  switch (s) {
+    case Sidedness::OnlyBase:
+      return "---";
+    case Sidedness::OnlyNew:
+      return "+++";
+    default:
+      return "";
+  }
+}
+
+namespace {
+
+// ---------------------------------------------------------------- labels, scores
+
+std::vector<std::string> resolve_labels_impl(const std::vector<DiffSide>& sides) {
+  std::vector<std::string> labels;
+  std::set<std::string> used;
+  for (const DiffSide& side : sides) {
+    std::string base = side.label;
+    if (base.empty() && !side.runs.empty()) base = side.runs.front().run.kernel_release;
+    if (base.empty() && !side.runs.empty()) {
+      base = std::string(path_basename(side.runs.front().source));
+    }
+    if (base.empty()) base = "profile";
+    // Two profiles of the same kernel (an A/A diff) still need distinct columns.
+    std::string label = base;
+    for (int n = 2; used.count(label); ++n) label = base + "#" + std::to_string(n);
+    used.insert(label);
+    labels.push_back(label);
+  }
+  return labels;
+}
+
+std::string run_name(const std::vector<std::string>& labels, const std::vector<DiffSide>& sides,
+                     size_t s, size_t r) {
+  if (sides[s].runs.size() == 1) return labels[s];
+  return labels[s] + " run " + std::to_string(r + 1);
+}
+
+// A score name every run without an override carries (the first such name,
+// alphabetically); "" when there is none.
+std::string common_score_name(const std::vector<DiffSide>& sides) {
+  std::optional<std::set<std::string>> common;
+  for (const DiffSide& side : sides) {
+    for (const DiffRun& run : side.runs) {
+      if (run.score) continue;
+      std::set<std::string> names;
+      for (const auto& [name, value] : run.run.scores) names.insert(name);
+      if (!common) {
+        common = std::move(names);
+      } else {
+        std::set<std::string> both;
+        std::set_intersection(common->begin(), common->end(), names.begin(), names.end(),
+                              std::inserter(both, both.begin()));
+        common = std::move(both);
+      }
+    }
+  }
+  if (!common || common->empty()) return "";
+  return *common->begin();
+}
+
+struct Scores {
+  std::vector<std::vector<double>> value;  // [side][run]; empty when not every run has one
+  std::string source;                      // "score 'tps'", "--score"
+};
+
+Scores resolve_scores(const std::vector<DiffSide>& sides, std::vector<std::string>& warnings) {
+  Scores out;
+  const std::string name = common_score_name(sides);
+  bool any = false, all = true;
+  std::vector<std::vector<double>> v;
+  for (const DiffSide& side : sides) {
+    v.emplace_back();
+    for (const DiffRun& run : side.runs) {
+      std::optional<double> s = run.score;
+      if (!s && !name.empty()) s = run.run.scores.at(name);
+      if (!s && !run.run.scores.empty()) any = true;
+      if (s && *s > 0) {
+        any = true;
+        v.back().push_back(*s);
+      } else {
+        all = false;
+      }
+    }
+  }
+  if (all) {
+    out.value = std::move(v);
+    out.source = name.empty() ? "score (--score)" : "score '" + name + "'";
+  } else if (any) {
+    warnings.push_back(
+        "not every profile has a positive work score (kprof record --score NAME=VALUE or kprof "
+        "diff --score LABEL=VALUE): speedup from wall time, no cycles per unit of work");
+  }
+  return out;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+std::optional<double> sd_of(const std::vector<double>& v) {
+  if (v.size() < 2) return std::nullopt;
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+// ---------------------------------------------------------------- warnings
+
+// Below this, a 1% share is a handful of samples.
+constexpr uint64_t kFewSamples = 1000;
+
+std::string describe_rate(const EventInfo& e) {
+  return e.use_freq ? std::to_string(e.rate) + " Hz" : "period " + std::to_string(e.rate);
+}
+
+void comparability_warnings(const std::vector<DiffSide>& sides,
+                            const std::vector<std::string>& labels,
+                            std::vector<std::string>& warnings) {
+  const RunInfo& base = sides[0].runs[0].run;
+  const std::string base_name = run_name(labels, sides, 0, 0);
+  std::set<std::string> said;
+  auto warn = [&](std::string w) {
+    if (said.insert(w).second) warnings.push_back(std::move(w));
+  };
+  for (size_t s = 0; s < sides.size(); ++s) {
+    for (size_t r = 0; r < sides[s].runs.size(); ++r) {
+      const DiffRun& run = sides[s].runs[r];
+      const std::string name = run_name(labels, sides, s, r);
+      const uint64_t n = run.histogram.total_samples();
+      if (n == 0) {
+        warn(name + " has no samples: its shares are all 0");
+      } else if (n < kFewSamples) {
+        warn(name + " has only " + std::to_string(n) +
+             " samples: shares are rough (record longer or at a higher rate)");
+      }
+      if (run.summary && run.summary->samples > 0 &&
+          run.summary->lost * 100 > run.summary->samples) {
+        warn(name + " lost " + std::to_string(run.summary->lost) + " samples (more than 1% of " +
+             std::to_string(run.summary->samples) + "): shares may be skewed");
+      }
+      if (s == 0 && r == 0) continue;
+      const EventInfo& a = base.event;
+      const EventInfo& b = run.run.event;
+      if (a.fell_back != b.fell_back) {
+        const std::string& fb = a.fell_back ? base_name : name;
+        const std::string& hw = a.fell_back ? name : base_name;
+        warn(fb + " fell back to cpu-clock and " + hw +
+             " did not: timer samples are not cycles, compare shares with care");
+      } else if (a.name != b.name) {
+        warn("different events: " + base_name + " ran '" + a.name + "', " + name + " ran '" +
+             b.name + "'");
+      }
+      if (a.use_freq != b.use_freq || a.rate != b.rate) {
+        warn(std::string(a.use_freq && b.use_freq     ? "different sampling frequencies: "
+                         : !a.use_freq && !b.use_freq ? "different sampling periods: "
+                                                      : "different sampling modes: ") +
+             base_name + " " + describe_rate(a) + ", " + name + " " + describe_rate(b));
+      }
+      if (base.cpu_model != run.run.cpu_model) {
+        warn("different CPU models: " + base_name + " '" + base.cpu_model + "', " + name + " '" +
+             run.run.cpu_model + "'");
+      }
+      if (a.exclude_kernel != b.exclude_kernel) {
+        warn("kernel samples excluded in " + (a.exclude_kernel ? base_name : name) +
+             " only (perf_event_paranoid): kernel rows are not comparable");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rows
+
+struct RowKey {
+  std::string image, name;
+};
+
+RowKey key_of(const Histogram& h, const FunctionCount& fc, DiffBy by) {
+  const std::string& image = fc.image < h.images.size() ? h.images[fc.image].name : "[unknown]";
+  switch (by) {
+    case DiffBy::Function:
+      return {image, canonical_name(fc.function)};
+    case DiffBy::Image:
+      return {"", image};
+    case DiffBy::Mode:
+      return {"", mode_name(fc.mode)};
+  }
+  return {};
+}
+
+struct Acc {
+  RowKey key;
+  std::set<std::string> raw;
+  std::vector<std::vector<Counts>> runs;  // [side][run]
+};
+
+std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
+  std::vector<Acc> rows;
+  std::unordered_map<std::string, size_t> index;
+  std::string k;
+  for (size_t s = 0; s < sides.size(); ++s) {
+    for (size_t r = 0; r < sides[s].runs.size(); ++r) {
+      const Histogram& h = sides[s].runs[r].histogram;
+      for (const FunctionCount& fc : h.rows) {
+        RowKey key = key_of(h, fc, by);
+        k.assign(key.image).push_back('\0');
+        k.append(key.name);
+        auto [it, added] = index.try_emplace(k, rows.size());
+        if (added) {
+          Acc acc{std::move(key), {}, {}};
+          for (const DiffSide& side : sides) acc.runs.emplace_back(side.runs.size());
+          rows.push_back(std::move(acc));
+        }
+        Acc& acc = rows[it->second];
+        if (by == DiffBy::Function) acc.raw.insert(fc.function);
+        acc.runs[s][r].samples += fc.samples;
+        acc.runs[s][r].period += fc.period;
+      }
+    }
+  }
+  return rows;
+}
+
+struct RunTotals {
+  uint64_t samples = 0, period = 0;
+  double work = 0;  // score x seconds; 0 without scores
+};
+
+std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& sides,
+                                               const Scores& scores) {
+  std::vector<std::vector<RunTotals>> t;
+  for (size_t s = 0; s < sides.size(); ++s) {
+    t.emplace_back();
+    for (size_t r = 0; r < sides[s].runs.size(); ++r) {
+      const DiffRun& run = sides[s].runs[r];
+      RunTotals rt;
+      for (const FunctionCount& fc : run.histogram.rows) {
+        rt.samples += fc.samples;
+        rt.period += fc.period;
+      }
+      if (!scores.value.empty()) {
+        double seconds = run.summary && run.summary->duration_ns
+                             ? static_cast<double>(run.summary->duration_ns) / 1e9
+                             : 1.0;
+        rt.work = scores.value[s][r] * seconds;
+      }
+      t.back().push_back(rt);
+    }
+  }
+  return t;
+}
+
+DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
+                   bool with_work) {
+  DiffCell c;
+  std::vector<double> epw;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    c.samples += runs[r].samples;
+    c.period += runs[r].period;
+    c.run_pct.push_back(percent_of(runs[r].samples, totals[r].samples));
+    if (with_work && totals[r].work > 0) {
+      // Without periods in the histogram, a sample stands for one event.
+      const double events = totals[r].period ? static_cast<double>(runs[r].period)
+                                             : static_cast<double>(runs[r].samples);
+      epw.push_back(events / totals[r].work);
+    }
+  }
+  c.pct = mean_of(c.run_pct);
+  if (with_work && epw.size() == runs.size()) c.events_per_work = mean_of(epw);
+  return c;
+}
+
+void compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
+                  const std::vector<std::vector<RunTotals>>& totals, double alpha) {
+  uint64_t n0 = 0, n1 = 0;
+  for (const RunTotals& t : totals[0]) n0 += t.samples;
+  for (const RunTotals& t : totals[s]) n1 += t.samples;
+  std::vector<double> p;
+  std::vector<size_t> tested;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    DiffRow& row = rows[i];
+    const DiffCell& a = row.cells[0];
+    const DiffCell& b = row.cells[s];
+    DiffCompare& c = row.vs_base[s];
+    c.sided = a.samples && b.samples ? Sidedness::Both
+              : a.samples            ? Sidedness::OnlyBase
+              : b.samples            ? Sidedness::OnlyNew
+                                     : Sidedness::Neither;
+    c.change = method == NoiseMethod::RunVariance
+                   ? welch_change(a.run_pct, b.run_pct, alpha)
+                   : sampling_change(a.samples, n0, b.samples, n1, alpha);
+    if (a.pct > 0) c.ratio = b.pct / a.pct;
+    if (a.events_per_work && b.events_per_work && *a.events_per_work > 0) {
+      c.work_change_pct = 100.0 * (*b.events_per_work / *a.events_per_work - 1.0);
+    }
+    row.max_abs_delta = std::max(row.max_abs_delta, std::fabs(c.change.delta_pp));
+    if (c.sided == Sidedness::Neither) continue;
+    p.push_back(c.change.p);
+    tested.push_back(i);
+  }
+  const std::vector<double> q = benjamini_hochberg(p);
+  for (size_t j = 0; j < tested.size(); ++j) {
+    DiffCompare& c = rows[tested[j]].vs_base[s];
+    c.q = q[j];
+    c.within_noise = q[j] > alpha;
+  }
+}
+
+std::string share_title(const EventInfo& e) {
+  std::string s = e.name + " " + e.requested;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s.find("cycles") != std::string::npos || s.find("cpu_clk_unhalted") != std::string::npos
+             ? "Cycles%"
+             : "Samples%";
+}
+
+SideSummary summarize_side(const DiffSide& side, const std::string& label,
+                           const std::vector<double>* scores, double base_score,
+                           double base_real_s) {
+  SideSummary out;
+  out.label = label;
+  out.runs = side.runs.size();
+  std::vector<double> speedups, real;
+  ProcStatRates sum;
+  size_t with_rates = 0;
+  for (size_t r = 0; r < side.runs.size(); ++r) {
+    const DiffRun& run = side.runs[r];
+    if (!run.summary) continue;
+    const Summary& sm = *run.summary;
+    out.samples += sm.samples;
+    out.lost += sm.lost;
+    if (sm.real_s > 0) real.push_back(sm.real_s);
+    if (sm.stat_after.time_ns > run.run.stat_before.time_ns && run.run.stat_before.time_ns) {
+      ProcStatRates x = rates_between(run.run.stat_before, sm.stat_after);
+      sum.interrupts_per_s += x.interrupts_per_s;
+      sum.ctxsw_per_s += x.ctxsw_per_s;
+      sum.user_pct += x.user_pct;
+      sum.sys_pct += x.sys_pct;
+      sum.idle_pct += x.idle_pct;
+      sum.iowait_pct += x.iowait_pct;
+      ++with_rates;
+    }
+  }
+  if (out.samples == 0) {  // no Summary chunk: count what the histograms hold
+    for (const DiffRun& run : side.runs) out.samples += run.histogram.total_samples();
+  }
+  if (with_rates) {
+    const double n = static_cast<double>(with_rates);
+    out.rates = ProcStatRates{sum.interrupts_per_s / n, sum.ctxsw_per_s / n, sum.user_pct / n,
+                              sum.sys_pct / n,          sum.idle_pct / n,    sum.iowait_pct / n};
+  }
+  if (real.size() == side.runs.size()) out.real_s = mean_of(real);
+  if (scores) {
+    out.score = mean_of(*scores);
+    for (double v : *scores) speedups.push_back(v / base_score);
+  } else if (out.real_s && base_real_s > 0) {
+    for (double t : real) speedups.push_back(base_real_s / t);
+  }
+  if (!speedups.empty()) {
+    out.speedup = mean_of(speedups);
+    out.speedup_sd = sd_of(speedups);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> diff_labels(const std::vector<DiffSide>& sides) {
+  return resolve_labels_impl(sides);
+}
+
+DiffResult diff_profiles(const DiffInput& in) {
+  if (in.sides.size() < 2) throw Error("diff needs at least two profiles: kprof diff BASE NEW");
+  for (const DiffSide& side : in.sides) {
+    if (side.runs.empty()) throw Error("a side of the diff has no profiles: check the '--'s");
+  }
+  DiffResult out;
+  out.options = in.options;
+  out.labels = diff_labels(in.sides);
+  out.warnings = in.warnings;
+  comparability_warnings(in.sides, out.labels, out.warnings);
+  const Scores scores = resolve_scores(in.sides, out.warnings);
+  out.has_work = !scores.value.empty();
+  out.share_title = share_title(in.sides[0].runs[0].run.event);
+
+  // Run summary.
+  const double base_score = out.has_work ? mean_of(scores.value[0]) : 0;
+  SideSummary base = summarize_side(in.sides[0], out.labels[0], nullptr, 0, 0);
+  for (size_t s = 0; s < in.sides.size(); ++s) {
+    out.summary.push_back(summarize_side(in.sides[s], out.labels[s],
+                                         out.has_work ? &scores.value[s] : nullptr, base_score,
+                                         base.real_s.value_or(0)));
+  }
+  if (out.has_work) {
+    out.speedup_source = scores.source;
+  } else if (out.summary[0].speedup) {
+    out.speedup_source = "wall time";
+  }
+
+  // Rows.
+  const auto totals = run_totals(in.sides, scores);
+  std::vector<Acc> acc = accumulate(in.sides, in.options.by);
+  out.rows.reserve(acc.size());
+  for (Acc& a : acc) {
+    DiffRow row;
+    row.image = std::move(a.key.image);
+    row.name = std::move(a.key.name);
+    row.raw_names.assign(a.raw.begin(), a.raw.end());
+    for (size_t s = 0; s < in.sides.size(); ++s) {
+      row.cells.push_back(make_cell(a.runs[s], totals[s], out.has_work));
+    }
+    row.vs_base.resize(in.sides.size());
+    out.rows.push_back(std::move(row));
+  }
+  out.noise.resize(in.sides.size(), NoiseMethod::Sampling);
+  for (size_t s = 1; s < in.sides.size(); ++s) {
+    if (in.sides[0].runs.size() >= 2 && in.sides[s].runs.size() >= 2) {
+      out.noise[s] = NoiseMethod::RunVariance;
+    }
+    compare_side(out.rows, s, out.noise[s], totals, in.options.alpha);
+  }
+  auto max_pct = [](const DiffRow& r) {
+    double m = 0;
+    for (const DiffCell& c : r.cells) m = std::max(m, c.pct);
+    return m;
+  };
+  std::sort(out.rows.begin(), out.rows.end(), [&](const DiffRow& a, const DiffRow& b) {
+    if (a.max_abs_delta != b.max_abs_delta) return a.max_abs_delta > b.max_abs_delta;
+    const double ma = max_pct(a), mb = max_pct(b);
+    if (ma != mb) return ma > mb;
+    return std::tie(a.image, a.name) < std::tie(b.image, b.name);
+  });
+  return out;
+}
+
+DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings) {
+  Profile profile = load_profile(path);
+  ProfileHistogram hist = histogram_of(profile);
+  if (!hist.notice.empty()) {
+    warnings.push_back(path + ": " + hist.notice);
+  } else if (!profile.status.complete) {
+    warnings.push_back(path + ": profile cut short (" +
+                       (profile.status.problem.empty() ? "no end marker" : profile.status.problem) +
+                       "); its histogram was complete and is used");
+  }
+  DiffRun run;
+  run.source = path;
+  run.run = std::move(profile.run);
+  run.summary = std::move(profile.summary);
+  run.histogram = std::move(hist.histogram);
+  return run;
+}
+
+}  // namespace kprof

@@ -1,0 +1,146 @@
+// `kprof diff`: where the cycles went in two or more profiles, and what changed.
+//
+// The diff is a pure function over in-memory profiles:
+//   DiffInput (sides of one or more runs, options) -> diff_profiles() -> DiffResult
+//   DiffResult -> write_diff_text / write_diff_csv / write_diff_json.
+// Only histograms and run facts are read (never Records), so the cost is the
+// number of distinct functions, not samples. load_diff_run() is the one piece
+// that touches files.
+//
+// Semantics (see /work/shared/design.md, "The diff"):
+// - Side 0 is the base; every other side is compared against it (N-way).
+// - A side holds one or more runs of the same kernel. A side's share of a row
+//   is the mean of its runs' shares.
+// - Row identity: (image, canonical name) with --by function (image compared
+//   by name: "[kernel]", "[ext4]", or the user binary's path); the image with
+//   --by image; the mode ("kernel", "user") with --by mode. Raw names merged
+//   into a canonical one are kept per row.
+// - Noise: per comparison, run-to-run variance (Welch) when both sides have
+//   >= 2 runs, else sampling statistics only; Benjamini–Hochberg across rows.
+// - Speedup: from work scores (higher is better) when every run has one, else
+//   from the workload's wall time (base_time / new_time).
+// - Cycles per unit of work (events / (score x recording seconds), i.e. the
+//   score is read as work per second) when every run has a score.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "report/noise.h"
+
+namespace kprof {
+
+enum class DiffBy { Function, Image, Mode };
+// "function" / "image" / "mode"; throws kprof::Error naming the choices.
+DiffBy parse_diff_by(const std::string& s);
+const char* diff_by_name(DiffBy by);
+
+// One profile as the diff sees it.
+struct DiffRun {
+  std::string source;  // file path, or a name for profiles made in code
+  RunInfo run;
+  std::optional<Summary> summary;
+  Histogram histogram;
+  std::optional<double> score;  // --score override; else taken from run.scores
+};
+
+struct DiffSide {
+  std::string label;          // "" = default (the kernel release)
+  std::vector<DiffRun> runs;  // at least one
+};
+
+struct DiffOptions {
+  DiffBy by = DiffBy::Function;
+  size_t top = 30;           // text tables: rows shown; 0 = all (CSV/JSON: always all)
+  double percent_limit = 0;  // text tables: hide rows under this share on every side
+  double alpha = 0.05;       // interval level (1 - alpha) and BH false discovery rate
+  size_t name_width = 60;    // text tables: names cut with "…" beyond this
+};
+
+struct DiffInput {
+  std::vector<DiffSide> sides;        // at least two
+  std::vector<std::string> warnings;  // from loading (cut-short files), shown first
+  DiffOptions options;
+};
+
+// ---------------------------------------------------------------- result
+
+struct SideSummary {
+  std::string label;
+  size_t runs = 0;
+  std::optional<double> speedup, speedup_sd;  // sd only with >= 2 runs
+  std::optional<ProcStatRates> rates;         // mean over runs that have both snapshots
+  uint64_t samples = 0, lost = 0;             // summed over runs
+  std::optional<double> score;                // mean over runs, when all have one
+  std::optional<double> real_s;               // mean workload wall time
+};
+
+struct DiffCell {        // one row on one side
+  double pct = 0;        // mean over runs of the row's share of samples, in %
+  uint64_t samples = 0;  // summed over runs
+  uint64_t period = 0;   // summed over runs (events)
+  std::vector<double> run_pct;
+  std::optional<double> events_per_work;  // mean over runs; with scores only
+};
+
+enum class Sidedness { Both, OnlyBase, OnlyNew, Neither };
+const char* sidedness_mark(Sidedness s);  // "", "---", "+++", ""
+
+struct DiffCompare {  // one row, one non-base side against the base
+  Change change;      // delta, interval, p
+  double q = 1;       // BH-adjusted p across this comparison's rows
+  bool within_noise = true;
+  std::optional<double> ratio;  // new / base; none when base is 0
+  Sidedness sided = Sidedness::Both;
+  std::optional<double> work_change_pct;  // events per work, new vs base, in %
+};
+
+struct DiffRow {
+  std::string image;                   // "" with --by mode
+  std::string name;                    // canonical function, image, or mode name
+  std::vector<std::string> raw_names;  // distinct raw function names merged here (sorted)
+  std::vector<DiffCell> cells;         // per side
+  std::vector<DiffCompare> vs_base;    // per side; [0] is the base against itself
+  double max_abs_delta = 0;
+  bool merged() const {
+    return raw_names.size() > 1 || (raw_names.size() == 1 && raw_names[0] != name);
+  }
+};
+
+struct DiffResult {
+  DiffOptions options;
+  std::vector<std::string> labels;  // per side, unique
+  std::vector<std::string> warnings;
+  std::vector<SideSummary> summary;
+  std::string speedup_source;      // "score 'tps'", "wall time", or "" (none)
+  std::vector<NoiseMethod> noise;  // per side ([0] unused)
+  std::string share_title;         // "Cycles%" / "Samples%"
+  bool has_work = false;           // every run has a score: events per work shown
+  std::vector<DiffRow> rows;       // every row, by max |delta| then share
+};
+
+// The labels diff_profiles() will use: each side's label, else its first
+// run's kernel release, else the file name; a repeated label gets "#2", "#3".
+std::vector<std::string> diff_labels(const std::vector<DiffSide>& sides);
+
+// Throws kprof::Error when there are fewer than two sides or a side has no run.
+DiffResult diff_profiles(const DiffInput& input);
+
+// The text report: warnings, run summary, side by side, matched diff,
+// cycles per work, merged names. Honors top / percent_limit / name_width.
+void write_diff_text(std::ostream& out, const DiffResult& result);
+// Every row and column, RFC 4180. One line per row; raw names joined by "; ".
+void write_diff_csv(std::ostream& out, const DiffResult& result);
+// Every row and column, warnings included (pretty-printed, 2-space indent).
+void write_diff_json(std::ostream& out, const DiffResult& result);
+
+// Loads one profile for the diff. A cut-short profile is used with what it
+// recovered and adds a warning naming the file; a missing or foreign file
+// throws kprof::Error.
+DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings);
+
+}  // namespace kprof

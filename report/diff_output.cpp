@@ -1,0 +1,382 @@
+// Renderers for DiffResult (report/diff.h): text, CSV and JSON.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "report/csv.h"
+#include "report/diff.h"
+#include "report/table.h"
+
+namespace kprof {
+
+namespace {
+
+std::string printf_string(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string signed_pp(double v) {
+  std::string s = printf_string("%+.4f", v);
+  return s == "-0.0000" ? "+0.0000" : s;
+}
+
+std::string opt_fixed(const std::optional<double>& v, int decimals) {
+  return v ? format_fixed(*v, decimals) : "-";
+}
+
+std::string interval_level(double alpha) {
+  return printf_string("%g%%", 100 * (1 - alpha));
+}
+
+bool shown(const DiffRow& row, const DiffOptions& o) {
+  for (const DiffCell& c : row.cells)
+    if (c.pct > 0 && c.pct >= o.percent_limit) return true;
+  return false;
+}
+
+std::string display_name(const DiffRow& row, DiffBy by) {
+  if (by == DiffBy::Function && row.name == "[unknown]") return "[unknown] in " + row.image;
+  return row.name;
+}
+
+size_t limit(size_t top, size_t n) {
+  return top == 0 ? n : std::min(top, n);
+}
+
+void write_summary(std::ostream& out, const DiffResult& r) {
+  bool runs = false;
+  for (const SideSummary& s : r.summary) runs |= s.runs > 1;
+  out << "Run summary (speedup against " << r.labels[0] << ", higher is better; from "
+      << (r.speedup_source.empty() ? "nothing: no work scores or wall times" : r.speedup_source)
+      << ")\n";
+  std::vector<Column> cols = {{"label"}};
+  if (runs) cols.push_back({"runs", Align::Right});
+  for (const char* t :
+       {"speedup", "intr/s", "ctxsw/s", "us%", "sys%", "idle%", "iowait%", "samples", "lost"}) {
+    cols.push_back({t, Align::Right});
+  }
+  TextTable table(std::move(cols));
+  for (const SideSummary& s : r.summary) {
+    std::vector<std::string> row = {s.label};
+    if (runs) row.push_back(std::to_string(s.runs));
+    std::string speedup = opt_fixed(s.speedup, 3);
+    if (s.speedup_sd) speedup += "±" + format_fixed(*s.speedup_sd, 3);
+    row.push_back(speedup);
+    if (s.rates) {
+      row.push_back(format_fixed(s.rates->interrupts_per_s, 0));
+      row.push_back(format_fixed(s.rates->ctxsw_per_s, 0));
+      for (double v :
+           {s.rates->user_pct, s.rates->sys_pct, s.rates->idle_pct, s.rates->iowait_pct}) {
+        row.push_back(format_fixed(v, 1));
+      }
+    } else {
+      row.insert(row.end(), 6, "-");
+    }
+    row.push_back(format_count(s.samples));
+    row.push_back(format_count(s.lost));
+    table.add_row(std::move(row));
+  }
+  table.write(out);
+}
+
+void write_side_by_side(std::ostream& out, const DiffResult& r) {
+  const DiffOptions& o = r.options;
+  std::vector<std::vector<const DiffRow*>> tops(r.labels.size());
+  for (size_t s = 0; s < tops.size(); ++s) {
+    for (const DiffRow& row : r.rows) {
+      if (row.cells[s].pct > 0 && row.cells[s].pct >= o.percent_limit) tops[s].push_back(&row);
+    }
+    const size_t n = limit(o.top, tops[s].size());
+    std::partial_sort(tops[s].begin(), tops[s].begin() + n, tops[s].end(),
+                      [s](const DiffRow* a, const DiffRow* b) {
+                        if (a->cells[s].pct != b->cells[s].pct)
+                          return a->cells[s].pct > b->cells[s].pct;
+                        return std::tie(a->name, a->image) < std::tie(b->name, b->image);
+                      });
+    tops[s].resize(n);
+  }
+  out << "Top " << (o.top ? std::to_string(o.top) : std::string("all")) << " by "
+      << diff_by_name(o.by) << " in each profile (share of its samples)\n";
+  std::vector<Column> cols;
+  size_t rows = 0;
+  for (size_t s = 0; s < tops.size(); ++s) {
+    cols.push_back({r.share_title, Align::Right});
+    cols.push_back({r.labels[s], Align::Left, o.name_width});
+    rows = std::max(rows, tops[s].size());
+  }
+  TextTable table(std::move(cols));
+  for (size_t i = 0; i < rows; ++i) {
+    std::vector<std::string> cells;
+    for (size_t s = 0; s < tops.size(); ++s) {
+      if (i < tops[s].size()) {
+        cells.push_back(format_percent(tops[s][i]->cells[s].pct));
+        cells.push_back(display_name(*tops[s][i], o.by));
+      } else {
+        cells.insert(cells.end(), 2, "");
+      }
+    }
+    table.add_row(std::move(cells));
+  }
+  table.write(out);
+}
+
+std::string noise_line(const DiffResult& r, size_t s, size_t tested) {
+  const std::string level = interval_level(r.options.alpha);
+  std::string line = "noise for " + r.labels[s] + ": ";
+  if (r.noise[s] == NoiseMethod::RunVariance) {
+    line += "run-to-run variance (" + std::to_string(r.summary[0].runs) + " vs " +
+            std::to_string(r.summary[s].runs) + " runs): Welch " + level + " interval on Δpp";
+  } else {
+    line +=
+        "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +
+        " Newcombe interval on Δpp";
+  }
+  return line + "; verdict after Benjamini–Hochberg at FDR " +
+         printf_string("%g%%", 100 * r.options.alpha) + " over " + std::to_string(tested) + " rows";
+}
+
+void write_matched(std::ostream& out, const DiffResult& r, std::vector<const DiffRow*>& rows) {
+  const DiffOptions& o = r.options;
+  out << "Matched diff against " << r.labels[0] << " (largest |Δpp| first; Δpp = percentage "
+      << "points; ratio +++ only in new, --- only in base)\n";
+  for (size_t s = 1; s < r.labels.size(); ++s) {
+    size_t tested = 0;
+    for (const DiffRow& row : r.rows) tested += row.vs_base[s].sided != Sidedness::Neither;
+    out << noise_line(r, s, tested) << "\n";
+  }
+  std::vector<Column> cols = {{r.labels[0] + " %", Align::Right}};
+  for (size_t s = 1; s < r.labels.size(); ++s) {
+    cols.push_back({r.labels[s] + " %", Align::Right});
+    cols.push_back({"Δpp", Align::Right});
+    cols.push_back({interval_level(o.alpha) + " interval", Align::Right});
+    cols.push_back({"ratio", Align::Right});
+    cols.push_back({"verdict"});
+  }
+  if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
+  cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
+  TextTable table(std::move(cols));
+  for (const DiffRow& row : r.rows) {
+    if (!shown(row, o)) continue;
+    if (o.top && rows.size() == o.top) break;
+    rows.push_back(&row);
+    std::vector<std::string> cells = {format_percent(row.cells[0].pct)};
+    for (size_t s = 1; s < r.labels.size(); ++s) {
+      const DiffCompare& c = row.vs_base[s];
+      cells.push_back(format_percent(row.cells[s].pct));
+      cells.push_back(signed_pp(c.change.delta_pp));
+      // The score interval is asymmetric near 0%: show both ends, not a "±".
+      cells.push_back(std::isfinite(c.change.lo_pp) && std::isfinite(c.change.hi_pp)
+                          ? "[" + signed_pp(c.change.lo_pp) + ", " + signed_pp(c.change.hi_pp) + "]"
+                          : "unknown");
+      cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
+                                                 : sidedness_mark(c.sided));
+      cells.push_back(c.within_noise ? "noise" : "changed");
+    }
+    if (o.by == DiffBy::Function) cells.push_back(display_name(row, o.by));
+    cells.push_back(o.by == DiffBy::Function ? row.image : row.name);
+    table.add_row(std::move(cells));
+  }
+  table.write(out);
+  out << rows.size() << " of " << r.rows.size() << " rows shown";
+  if (o.percent_limit > 0) out << " (--percent-limit " << o.percent_limit << ")";
+  out << "; rows within noise are marked 'noise', not hidden; every row is in --csv/--json\n";
+}
+
+void write_work(std::ostream& out, const DiffResult& r) {
+  const DiffOptions& o = r.options;
+  out << "Events per unit of work (" << r.speedup_source
+      << " read as work per second; largest absolute change first)\n";
+  std::vector<std::pair<double, const DiffRow*>> order;
+  for (const DiffRow& row : r.rows) {
+    if (!shown(row, o)) continue;
+    double m = 0;
+    const double base = row.cells[0].events_per_work.value_or(0);
+    for (size_t s = 1; s < row.cells.size(); ++s) {
+      m = std::max(m, std::fabs(row.cells[s].events_per_work.value_or(0) - base));
+    }
+    order.emplace_back(m, &row);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  order.resize(limit(o.top, order.size()));
+  std::vector<Column> cols = {{r.labels[0], Align::Right}};
+  for (size_t s = 1; s < r.labels.size(); ++s) {
+    cols.push_back({r.labels[s], Align::Right});
+    cols.push_back({"change", Align::Right});
+  }
+  if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
+  cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
+  TextTable table(std::move(cols));
+  auto g = [](const std::optional<double>& v) { return v ? printf_string("%.4g", *v) : "-"; };
+  for (const auto& [m, row] : order) {
+    std::vector<std::string> cells = {g(row->cells[0].events_per_work)};
+    for (size_t s = 1; s < r.labels.size(); ++s) {
+      const auto& w = row->vs_base[s].work_change_pct;
+      cells.push_back(g(row->cells[s].events_per_work));
+      cells.push_back(w ? printf_string("%+.1f%%", *w) : sidedness_mark(row->vs_base[s].sided));
+    }
+    if (o.by == DiffBy::Function) cells.push_back(display_name(*row, o.by));
+    cells.push_back(o.by == DiffBy::Function ? row->image : row->name);
+    table.add_row(std::move(cells));
+  }
+  table.write(out);
+}
+
+void write_merged(std::ostream& out, const DiffResult& r, const std::vector<const DiffRow*>& rows) {
+  size_t total = 0;
+  for (const DiffRow& row : r.rows) total += row.merged();
+  if (total == 0) return;
+  out << "\nMerged clone names (canonical <- raw names, in the rows shown; " << total
+      << " merged rows in all)\n";
+  bool any = false;
+  for (const DiffRow* row : rows) any |= row->merged();
+  if (!any) out << "  (none in the rows shown; see --csv/--json)\n";
+  for (const DiffRow* row : rows) {
+    if (!row->merged()) continue;
+    std::string raw;
+    for (const std::string& n : row->raw_names) raw += (raw.empty() ? "" : ", ") + n;
+    out << "  " << row->name << " in " << row->image << " <- " << raw << "\n";
+  }
+}
+
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+template <typename T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+std::string csv_num(double v) {
+  return std::isfinite(v) ? printf_string("%.10g", v) : "";
+}
+std::string csv_opt(const std::optional<double>& v) {
+  return v ? csv_num(*v) : "";
+}
+
+}  // namespace
+
+void write_diff_text(std::ostream& out, const DiffResult& r) {
+  out << "kprof diff by " << diff_by_name(r.options.by) << ": base " << r.labels[0] << " against";
+  for (size_t s = 1; s < r.labels.size(); ++s) out << (s > 1 ? ", " : " ") << r.labels[s];
+  out << "\n";
+  if (!r.warnings.empty()) out << "\n";
+  for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
+  out << "\n";
+  write_summary(out, r);
+  out << "\n";
+  write_side_by_side(out, r);
+  out << "\n";
+  std::vector<const DiffRow*> rows;
+  write_matched(out, r, rows);
+  if (r.has_work) {
+    out << "\n";
+    write_work(out, r);
+  }
+  write_merged(out, r, rows);
+}
+
+void write_diff_csv(std::ostream& out, const DiffResult& r) {
+  std::vector<std::string> head = {"image", "name", "raw_names"};
+  for (size_t s = 0; s < r.labels.size(); ++s) {
+    const std::string& l = r.labels[s];
+    for (const char* c : {" %", " samples", " period"}) head.push_back(l + c);
+    if (r.has_work) head.push_back(l + " events_per_work");
+    if (s == 0) continue;
+    for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " p", " q", " ratio", " sided",
+                          " verdict", " noise_method"}) {
+      head.push_back(l + c);
+    }
+    if (r.has_work) head.push_back(l + " events_per_work_change_pct");
+  }
+  write_csv_row(out, head);
+  for (const DiffRow& row : r.rows) {
+    std::string raw;
+    for (const std::string& n : row.raw_names) raw += (raw.empty() ? "" : "; ") + n;
+    std::vector<std::string> f = {row.image, row.name, raw};
+    for (size_t s = 0; s < r.labels.size(); ++s) {
+      const DiffCell& c = row.cells[s];
+      f.push_back(csv_num(c.pct));
+      f.push_back(std::to_string(c.samples));
+      f.push_back(std::to_string(c.period));
+      if (r.has_work) f.push_back(csv_opt(c.events_per_work));
+      if (s == 0) continue;
+      const DiffCompare& d = row.vs_base[s];
+      for (double v : {d.change.delta_pp, d.change.lo_pp, d.change.hi_pp, d.change.p, d.q}) {
+        f.push_back(csv_num(v));
+      }
+      f.push_back(csv_opt(d.ratio));
+      f.push_back(sidedness_mark(d.sided));
+      f.push_back(d.within_noise ? "noise" : "changed");
+      f.push_back(noise_method_name(r.noise[s]));
+      if (r.has_work) f.push_back(csv_opt(d.work_change_pct));
+    }
+    write_csv_row(out, f);
+  }
+}
+
+void write_diff_json(std::ostream& out, const DiffResult& r) {
+  using nlohmann::json;
+  json j;
+  j["by"] = diff_by_name(r.options.by);
+  j["labels"] = r.labels;
+  j["warnings"] = r.warnings;
+  j["speedup_source"] = r.speedup_source;
+  j["share"] = r.share_title;
+  j["alpha"] = r.options.alpha;
+  json sides = json::array();
+  for (size_t s = 0; s < r.summary.size(); ++s) {
+    const SideSummary& m = r.summary[s];
+    json side = {{"label", m.label},          {"runs", m.runs},
+                 {"speedup", opt(m.speedup)}, {"speedup_sd", opt(m.speedup_sd)},
+                 {"samples", m.samples},      {"lost", m.lost},
+                 {"score", opt(m.score)},     {"real_s", opt(m.real_s)}};
+    if (m.rates) {
+      side["interrupts_per_s"] = m.rates->interrupts_per_s;
+      side["ctxsw_per_s"] = m.rates->ctxsw_per_s;
+      side["user_pct"] = m.rates->user_pct;
+      side["sys_pct"] = m.rates->sys_pct;
+      side["idle_pct"] = m.rates->idle_pct;
+      side["iowait_pct"] = m.rates->iowait_pct;
+    }
+    if (s > 0) side["noise_method"] = noise_method_name(r.noise[s]);
+    sides.push_back(std::move(side));
+  }
+  j["profiles"] = std::move(sides);
+  json rows = json::array();
+  for (const DiffRow& row : r.rows) {
+    json cells = json::array();
+    for (size_t s = 0; s < row.cells.size(); ++s) {
+      const DiffCell& c = row.cells[s];
+      json cell = {{"label", r.labels[s]}, {"pct", c.pct},
+                   {"samples", c.samples}, {"period", c.period},
+                   {"run_pct", c.run_pct}, {"events_per_work", opt(c.events_per_work)}};
+      if (s > 0) {
+        const DiffCompare& d = row.vs_base[s];
+        cell["delta_pp"] = num(d.change.delta_pp);
+        cell["ci_lo_pp"] = num(d.change.lo_pp);
+        cell["ci_hi_pp"] = num(d.change.hi_pp);
+        cell["p"] = num(d.change.p);
+        cell["q"] = num(d.q);
+        cell["ratio"] = opt(d.ratio);
+        cell["sided"] = sidedness_mark(d.sided);
+        cell["verdict"] = d.within_noise ? "noise" : "changed";
+        cell["events_per_work_change_pct"] = opt(d.work_change_pct);
+      }
+      cells.push_back(std::move(cell));
+    }
+    rows.push_back({{"image", row.image},
+                    {"name", row.name},
+                    {"raw_names", row.raw_names},
+                    {"max_abs_delta_pp", row.max_abs_delta},
+                    {"sides", std::move(cells)}});
+  }
+  j["rows"] = std::move(rows);
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace kprof

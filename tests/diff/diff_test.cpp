@@ -1,0 +1,343 @@
+// The diff as a pure function over profiles made in code: the seed's OLTP
+// golden, one-sided rows, canonical merging, noise, N-way, warnings, exports.
+#include "report/diff.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "tests/diff/diff_support.h"
+
+namespace kprof {
+namespace {
+
+using difftest::Entry;
+using difftest::make_run;
+
+const DiffRow* find_row(const DiffResult& r, const std::string& image, const std::string& name) {
+  for (const DiffRow& row : r.rows)
+    if (row.image == image && row.name == name) return &row;
+  return nullptr;
+}
+
+std::string text_of(const DiffResult& r) {
+  std::ostringstream s;
+  write_diff_text(s, r);
+  return s.str();
+}
+
+// ---------------------------------------------------------------- the seed
+
+TEST(DiffSeed, OneSidedRowsAndMptInterrupt) {
+  const DiffResult r = diff_profiles(difftest::seed_oltp_input());
+  ASSERT_EQ(r.labels, (std::vector<std::string>{"2.6.18-164.el5", "2.6.33-rc4"}));
+
+  const DiffRow* zalloc = find_row(r, "[kernel]", "kmem_cache_zalloc");
+  ASSERT_NE(zalloc, nullptr);
+  EXPECT_EQ(zalloc->vs_base[1].sided, Sidedness::OnlyBase);
+  EXPECT_NEAR(zalloc->cells[0].pct, 0.4355, 1e-9);
+  EXPECT_EQ(zalloc->cells[1].samples, 0u);
+
+  const DiffRow* rt = find_row(r, "[kernel]", "pick_next_highest_task_rt");
+  ASSERT_NE(rt, nullptr);
+  EXPECT_EQ(rt->vs_base[1].sided, Sidedness::OnlyNew);
+  EXPECT_FALSE(rt->vs_base[1].ratio.has_value());
+
+  const DiffRow* mpt = find_row(r, "[kernel]", "mpt_interrupt");
+  ASSERT_NE(mpt, nullptr);
+  EXPECT_NEAR(mpt->vs_base[1].change.delta_pp, 0.9540 - 1.4696, 1e-9);
+  EXPECT_NEAR(*mpt->vs_base[1].ratio, 0.9540 / 1.4696, 1e-9);
+  EXPECT_FALSE(mpt->vs_base[1].within_noise);  // 1M samples: half a point is real
+
+  // <dbms> is the largest move (-1.13 pp), then mpt_interrupt.
+  ASSERT_GE(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].name, "<dbms>");
+  EXPECT_EQ(r.rows[1].name, "mpt_interrupt");
+  for (size_t i = 1; i < r.rows.size(); ++i) {
+    EXPECT_GE(r.rows[i - 1].max_abs_delta, r.rows[i].max_abs_delta);
+  }
+  // Fillers move by ~0.01 pp or less and are kept, not dropped.
+  EXPECT_NE(find_row(r, "[kernel]", "filler_000"), nullptr);
+}
+
+TEST(DiffSeed, SummaryFromScoresAndProcStat) {
+  const DiffResult r = diff_profiles(difftest::seed_oltp_input());
+  EXPECT_EQ(r.speedup_source, "score 'oltp'");
+  ASSERT_EQ(r.summary.size(), 2u);
+  EXPECT_NEAR(*r.summary[0].speedup, 1.0, 1e-12);
+  EXPECT_NEAR(*r.summary[1].speedup, 0.992, 1e-12);
+  ASSERT_TRUE(r.summary[1].rates.has_value());
+  EXPECT_NEAR(r.summary[1].rates->interrupts_per_s, 221354, 1e-6);
+  EXPECT_NEAR(r.summary[0].rates->ctxsw_per_s, 181307, 1e-6);
+  EXPECT_EQ(r.summary[0].samples, 1000000u);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  // Cycles per unit of work: <dbms>'s share fell, but per unit of work it
+  // changed by 69.4350/0.992 vs 70.5642 (-0.8%).
+  const DiffRow* dbms = find_row(r, "<dbms>", "<dbms>");
+  ASSERT_NE(dbms, nullptr);
+  ASSERT_TRUE(dbms->vs_base[1].work_change_pct.has_value());
+  EXPECT_NEAR(*dbms->vs_base[1].work_change_pct, 100 * (69.4350 / 0.992 / 70.5642 - 1), 1e-6);
+}
+
+TEST(DiffSeed, GoldenText) {
+  DiffInput in = difftest::seed_oltp_input();
+  in.options.top = 34;  // the seed's lists hold 34 rows
+  const std::string text = text_of(diff_profiles(in));
+  const std::string mismatch = difftest::golden_mismatch("seed_oltp.txt", text);
+  if (!mismatch.empty()) ADD_FAILURE() << mismatch;
+}
+
+TEST(DiffSeed, SideBySideReproducesTheSeedColumns) {
+  DiffInput in = difftest::seed_oltp_input();
+  in.options.top = 34;
+  const std::string text = text_of(diff_profiles(in));
+  // Header and rows as in the seed, columns aligned.
+  EXPECT_NE(text.find("Cycles%  2.6.18-164.el5           Cycles%  2.6.33-rc4"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("70.5642  <dbms>                   69.4350  <dbms>"), std::string::npos);
+  EXPECT_NE(text.find(" 0.1965  scsi_prep_fn              0.1856  __errno_location"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------- identity
+
+TEST(Diff, CloneSuffixesMergeAndColdPartsFold) {
+  DiffRun a = make_run("6.1.0", {{"[kernel]", "count.isra.17.constprop.23", Mode::Kernel, 600},
+                                 {"[kernel]", "count.cold", Mode::Kernel, 100},
+                                 {"[kernel]", "other", Mode::Kernel, 300}});
+  DiffRun b = make_run("6.2.0", {{"[kernel]", "count.constprop.4", Mode::Kernel, 700},
+                                 {"[kernel]", "other", Mode::Kernel, 300}});
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.rows.size(), 2u);
+  const DiffRow* count = find_row(r, "[kernel]", "count");
+  ASSERT_NE(count, nullptr);
+  EXPECT_EQ(count->raw_names, (std::vector<std::string>{"count.cold", "count.constprop.4",
+                                                        "count.isra.17.constprop.23"}));
+  EXPECT_NEAR(count->cells[0].pct, 70.0, 1e-9);
+  EXPECT_NEAR(count->cells[1].pct, 70.0, 1e-9);
+  EXPECT_EQ(count->vs_base[1].sided, Sidedness::Both);
+  const std::string text = text_of(r);
+  EXPECT_NE(
+      text.find("count in [kernel] <- count.cold, count.constprop.4, count.isra.17.constprop.23"),
+      std::string::npos)
+      << text;
+}
+
+TEST(Diff, SameNameInDifferentImagesStaysApart) {
+  DiffRun a = make_run("a", {{"/usr/lib/libc.so.6", "memcpy", Mode::User, 50},
+                             {"[kernel]", "memcpy", Mode::Kernel, 50}});
+  DiffRun b = make_run("b", {{"/usr/lib/libc.so.6", "memcpy", Mode::User, 80},
+                             {"[kernel]", "memcpy", Mode::Kernel, 20}});
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_NEAR(find_row(r, "/usr/lib/libc.so.6", "memcpy")->vs_base[1].change.delta_pp, 30, 1e-9);
+  EXPECT_NEAR(find_row(r, "[kernel]", "memcpy")->vs_base[1].change.delta_pp, -30, 1e-9);
+}
+
+TEST(Diff, ByImageAggregatesFunctionsAndByModeSplitsKernelUser) {
+  DiffRun a = make_run("a", {{"/opt/dbms/bin/dbms", "exec_query", Mode::User, 500},
+                             {"/opt/dbms/bin/dbms", "btree_search", Mode::User, 200},
+                             {"[kernel]", "schedule", Mode::Kernel, 300}});
+  DiffRun b = make_run("b", {{"/opt/dbms/bin/dbms", "exec_query", Mode::User, 400},
+                             {"/opt/dbms/bin/dbms", "btree_search", Mode::User, 200},
+                             {"[kernel]", "schedule", Mode::Kernel, 400}});
+  DiffInput in{{{"", {a}}, {"", {b}}}};
+  in.options.by = DiffBy::Image;
+  DiffResult r = diff_profiles(in);
+  ASSERT_EQ(r.rows.size(), 2u);
+  const DiffRow* dbms = find_row(r, "", "/opt/dbms/bin/dbms");
+  ASSERT_NE(dbms, nullptr);
+  EXPECT_NEAR(dbms->cells[0].pct, 70, 1e-9);
+  EXPECT_NEAR(dbms->cells[1].pct, 60, 1e-9);
+  in.options.by = DiffBy::Mode;
+  r = diff_profiles(in);
+  ASSERT_NE(find_row(r, "", "user"), nullptr);
+  EXPECT_NEAR(find_row(r, "", "kernel")->vs_base[1].change.delta_pp, 10, 1e-9);
+  EXPECT_THROW(parse_diff_by("symbol"), Error);
+}
+
+// ---------------------------------------------------------------- noise
+
+TEST(Diff, OneRunPerSideUsesSamplingStatisticsAndSaysSo) {
+  DiffRun a = make_run("a", {{"[kernel]", "hot", Mode::Kernel, 5000},
+                             {"[kernel]", "tiny", Mode::Kernel, 10},
+                             {"[kernel]", "rest", Mode::Kernel, 4990}});
+  DiffRun b = make_run("b", {{"[kernel]", "hot", Mode::Kernel, 6000},
+                             {"[kernel]", "tiny", Mode::Kernel, 12},
+                             {"[kernel]", "rest", Mode::Kernel, 3988}});
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  EXPECT_EQ(r.noise[1], NoiseMethod::Sampling);
+  EXPECT_FALSE(find_row(r, "[kernel]", "hot")->vs_base[1].within_noise);
+  EXPECT_TRUE(find_row(r, "[kernel]", "tiny")->vs_base[1].within_noise);
+  const std::string text = text_of(r);
+  EXPECT_NE(text.find("SAMPLING STATISTICS ONLY"), std::string::npos);
+  // Within noise is marked, never hidden.
+  EXPECT_NE(text.find("noise    tiny"), std::string::npos) << text;
+}
+
+TEST(Diff, RunsPerSideUseRunVarianceWithBenjaminiHochberg) {
+  // "jittery" moves by 1 pp on average but varies by +-2 pp between runs;
+  // "steady" moves by 0.5 pp with almost no spread.
+  auto run = [](const std::string& rel, uint64_t jitter, uint64_t steady) {
+    return make_run(rel, {{"[kernel]", "jittery", Mode::Kernel, jitter},
+                          {"[kernel]", "steady", Mode::Kernel, steady},
+                          {"[kernel]", "rest", Mode::Kernel, 100000 - jitter - steady}});
+  };
+  DiffSide base{"base", {run("k1", 10000, 5000), run("k1", 12000, 5010), run("k1", 8000, 4990)}};
+  DiffSide next{"new", {run("k2", 13000, 5500), run("k2", 9000, 5510), run("k2", 11000, 5490)}};
+  const DiffResult r = diff_profiles({{base, next}});
+  EXPECT_EQ(r.noise[1], NoiseMethod::RunVariance);
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"base", "new"}));
+  const DiffRow* jittery = find_row(r, "[kernel]", "jittery");
+  const DiffRow* steady = find_row(r, "[kernel]", "steady");
+  EXPECT_TRUE(jittery->vs_base[1].within_noise);
+  EXPECT_FALSE(steady->vs_base[1].within_noise);
+  EXPECT_NEAR(steady->vs_base[1].change.delta_pp, 0.5, 1e-9);
+  EXPECT_EQ(jittery->cells[0].run_pct.size(), 3u);
+  // The summary is per side, with the spread.
+  EXPECT_EQ(r.summary[1].runs, 3u);
+  const std::string text = text_of(r);
+  EXPECT_NE(text.find("run-to-run variance (3 vs 3 runs)"), std::string::npos) << text;
+}
+
+// ---------------------------------------------------------------- N-way, labels, scores
+
+TEST(Diff, NWayComparesEverySideAgainstTheFirst) {
+  std::vector<DiffSide> sides;
+  const uint64_t shares[] = {100, 150, 200, 300};
+  for (uint64_t s : shares) {
+    sides.push_back({"",
+                     {make_run("2.6.11", {{"[kernel]", "sys_call", Mode::Kernel, s},
+                                          {"[kernel]", "idle", Mode::Kernel, 1000 - s}})}});
+  }
+  sides[0].label = "vanilla";
+  const DiffResult r = diff_profiles({sides});
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"vanilla", "2.6.11", "2.6.11#2", "2.6.11#3"}));
+  const DiffRow* sc = find_row(r, "[kernel]", "sys_call");
+  ASSERT_EQ(sc->vs_base.size(), 4u);
+  EXPECT_NEAR(sc->vs_base[1].change.delta_pp, 5, 1e-9);
+  EXPECT_NEAR(sc->vs_base[3].change.delta_pp, 20, 1e-9);
+  EXPECT_NEAR(sc->max_abs_delta, 20, 1e-9);
+  const std::string text = text_of(r);
+  EXPECT_NE(text.find("2.6.11#3 %"), std::string::npos) << text;
+  // Wall-time speedup when there are no scores.
+  EXPECT_EQ(r.speedup_source, "wall time");
+}
+
+TEST(Diff, ScoreOverrideAndWallTimeSpeedup) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10}});
+  b.summary->real_s = 80;  // 100 s -> 80 s: 1.25x
+  DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  EXPECT_NEAR(*r.summary[1].speedup, 1.25, 1e-12);
+  a.score = 345.8;
+  b.score = 213.2;
+  r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  EXPECT_EQ(r.speedup_source, "score (--score)");
+  EXPECT_NEAR(*r.summary[1].speedup, 213.2 / 345.8, 1e-12);
+  EXPECT_TRUE(r.has_work);
+}
+
+TEST(Diff, NeedsTwoSides) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
+  EXPECT_THROW(diff_profiles({{{"", {a}}}}), Error);
+  EXPECT_THROW(diff_profiles({{{"", {a}}, {"", {}}}}), Error);
+}
+
+// ---------------------------------------------------------------- warnings
+
+TEST(DiffWarnings, CpuClockFallbackVersusCycles) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  b.run.event.name = "cpu-clock";
+  b.run.event.fell_back = true;
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0],
+            "b fell back to cpu-clock and a did not: timer samples are not cycles, compare "
+            "shares with care");
+  const std::string text = text_of(r);
+  EXPECT_LT(text.find("warning: b fell back"), text.find("Run summary")) << text;
+}
+
+TEST(DiffWarnings, DifferentPeriodsFrequenciesAndCpus) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  b.run.event.rate = 200000;
+  DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "different sampling periods: a period 100000, b period 200000");
+  b.run.event = {"", "cycles", 0, 0, true, 4000};
+  b.run.cpu_model = "AMD EPYC 7763";
+  r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[0], "different sampling modes: a period 100000, b 4000 Hz");
+  EXPECT_NE(r.warnings[1].find("different CPU models"), std::string::npos);
+  b.run.event.name = "instructions";
+  b.run.event.use_freq = false;
+  b.run.event.rate = 100000;
+  b.run.cpu_model = a.run.cpu_model;
+  r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "different events: a ran 'cycles', b ran 'instructions'");
+}
+
+// ---------------------------------------------------------------- exports
+
+TEST(DiffExport, JsonCarriesEveryRowRawNamesAndWarnings) {
+  DiffInput in = difftest::seed_oltp_input();
+  Histogram& h = in.sides[1].runs[0].histogram;
+  const auto kernel = std::find(h.images.begin(), h.images.end(), Image{"[kernel]", ""});
+  ASSERT_NE(kernel, h.images.end());
+  h.rows.push_back(
+      {static_cast<uint32_t>(kernel - h.images.begin()), "kfree.cold", Mode::Kernel, 5, 500000});
+  in.warnings.push_back("x.kprof: profile cut short");
+  in.options.top = 5;  // text only
+  const DiffResult r = diff_profiles(in);
+  std::ostringstream s;
+  write_diff_json(s, r);
+  const nlohmann::json j = nlohmann::json::parse(s.str());
+  EXPECT_EQ(j["rows"].size(), r.rows.size());
+  EXPECT_GT(j["rows"].size(), 200u);
+  EXPECT_EQ(j["warnings"][0], "x.kprof: profile cut short");
+  EXPECT_EQ(j["labels"][1], "2.6.33-rc4");
+  bool found = false;
+  for (const auto& row : j["rows"]) {
+    if (row["name"] == "kfree") {
+      found = true;
+      EXPECT_EQ(row["raw_names"], nlohmann::json({"kfree", "kfree.cold"}));
+    }
+    if (row["name"] == "pick_next_highest_task_rt") {
+      EXPECT_EQ(row["sides"][1]["sided"], "+++");
+      EXPECT_TRUE(row["sides"][1]["ratio"].is_null());
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(DiffExport, CsvIsRfc4180WithAllRows) {
+  DiffRun a =
+      make_run("a", {{"/usr/bin/app", "std::map<int, int>::find(int const&)", Mode::User, 10},
+                     {"[kernel]", "say \"hi\"", Mode::Kernel, 10}});
+  DiffRun b =
+      make_run("b", {{"/usr/bin/app", "std::map<int, int>::find(int const&)", Mode::User, 20}});
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  std::ostringstream s;
+  write_diff_csv(s, r);
+  const std::string csv = s.str();
+  EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
+            "image,name,raw_names,a %,a samples,a period,b %,b samples,b period,b delta_pp,"
+            "b ci_lo_pp,b ci_hi_pp,b p,b q,b ratio,b sided,b verdict,b noise_method");
+  EXPECT_NE(csv.find("\"std::map<int, int>::find(int const&)\""), std::string::npos);
+  EXPECT_NE(csv.find("\"say \"\"hi\"\"\""), std::string::npos);
+  size_t lines = 0;
+  for (size_t i = csv.find("\r\n"); i != std::string::npos; i = csv.find("\r\n", i + 2)) ++lines;
+  EXPECT_EQ(lines, 1 + r.rows.size());
+}
+
+}  // namespace
+}  // namespace kprof
