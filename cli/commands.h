@@ -1,0 +1,14 @@
+// One entry point per subcommand. Each parses its own options (CLI11), has
+// --help, and returns the process exit code; failures throw kprof::Error,
+// which main turns into one line on stderr.
+#pragma once
+
+namespace kprof::cli {
+
+int cmd_record(int argc, char** argv);  // argv[0] == "record"
+int cmd_report(int argc, char** argv);
+int cmd_info(int argc, char** argv);
+int cmd_events(int argc, char** argv);
+int cmd_diff(int argc, char** argv);
+
+}  // namespace kprof::cli

@@ -1,0 +1,82 @@
+// Helpers for the end-to-end tests: run a command with its stdout/stderr
+// captured and a timeout, start one and signal it mid-run, temp dirs, and
+// where the built kprof and test programs live.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kprof::e2e {
+
+// How a finished command ended. `exit_code` follows the shell: the exit
+// status, or 128+signal when it was killed.
+struct RunResult {
+  int exit_code = -1;
+  bool timed_out = false;  // killed by us after the timeout
+  std::string out, err;
+  std::vector<std::string> err_lines() const;  // non-empty stderr lines
+  std::string describe() const;                // for failure messages: code, stdout, stderr
+};
+
+struct StartOptions {
+  bool new_process_group = false;  // setpgid(0, 0) in the child
+  std::optional<mode_t> umask;     // umask for the child
+};
+
+// A started child whose stdout/stderr go to files in `dir`. The destructor
+// SIGKILLs and reaps it if it is still running.
+class Process {
+ public:
+  static Process start(const std::vector<std::string>& argv, const std::string& dir,
+                       const StartOptions& options = {});
+  Process(Process&&) noexcept;
+  Process& operator=(Process&&) = delete;
+  ~Process();
+
+  pid_t pid() const { return pid_; }
+  void signal(int sig) const;
+  // Waits up to `timeout_s`; on timeout SIGKILLs the child (and its process
+  // group when it has one) and returns timed_out = true.
+  RunResult wait(double timeout_s);
+
+ private:
+  Process(pid_t pid, std::string out_path, std::string err_path, bool group);
+  pid_t pid_ = -1;
+  std::string out_path_, err_path_;
+  bool group_ = false;
+};
+
+RunResult run(const std::vector<std::string>& argv, const std::string& dir, double timeout_s = 60,
+              const StartOptions& options = {});
+
+// Direct children of `pid`, from /proc/*/stat.
+std::vector<pid_t> children_of(pid_t pid);
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_text(const std::string& path);
+void write_text(const std::string& path, const std::string& text);
+
+std::string kprof_binary();                    // KPROF_BINARY
+std::string program(const std::string& name);  // KPROF_PROGRAMS_DIR/name
+
+// Whether this process may sample itself with the cpu-clock software event;
+// when not, `why` says so (for GTEST_SKIP).
+bool can_sample(std::string* why);
+
+}  // namespace kprof::e2e

@@ -1,0 +1,287 @@
+// Records the known-profile programs with the real kprof binary and asserts
+// where the samples went, how the workload's exit status comes back, and
+// what a cut-short recording still holds.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <map>
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "tests/e2e/e2e_helpers.h"
+
+namespace kprof::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kFreq = "999";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Samples per function name among rows of `mode` whose image name ends with
+// `image_suffix` ("" = any image).
+std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
+                                            const std::string& image_suffix = "") {
+  std::map<std::string, uint64_t> out;
+  for (const FunctionCount& row : h.rows) {
+    if (row.mode != mode || row.image >= h.images.size()) continue;
+    if (!ends_with(h.images[row.image].name, image_suffix)) continue;
+    out[row.function] += row.samples;
+  }
+  return out;
+}
+
+uint64_t sum(const std::map<std::string, uint64_t>& m) {
+  uint64_t total = 0;
+  for (const auto& [name, n] : m) total += n;
+  return total;
+}
+
+std::string dump(const Histogram& h) {
+  std::string s;
+  for (const FunctionCount& row : h.rows) {
+    s += "  " + std::to_string(row.samples) + " " + mode_name(row.mode) + " " +
+         (row.image < h.images.size() ? h.images[row.image].name : "?") + " " + row.function + "\n";
+  }
+  return s;
+}
+
+class SampleCounter : public RecordSink {
+ public:
+  void on_sample(const Sample&) override { ++samples; }
+  uint64_t samples = 0;
+};
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!can_sample(&why)) GTEST_SKIP() << why;
+  }
+
+  std::vector<std::string> record_argv(const std::vector<std::string>& workload) const {
+    std::vector<std::string> argv = {kprof_binary(), "record", "-F", kFreq, "-o", profile_, "--"};
+    argv.insert(argv.end(), workload.begin(), workload.end());
+    return argv;
+  }
+
+  // Records `workload` to completion; expects kprof to exit `expect_exit`.
+  Profile record(const std::vector<std::string>& workload, int expect_exit = 0) {
+    RunResult r = run(record_argv(workload), dir_.path(), 60);
+    EXPECT_EQ(r.exit_code, expect_exit) << r.describe();
+    return load(r);
+  }
+
+  Profile load(const RunResult& r) {
+    try {
+      return load_profile(profile_);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "load_profile(" << profile_ << "): " << e.what() << "\n" << r.describe();
+      return {};
+    }
+  }
+
+  TempDir dir_;
+  std::string profile_ = dir_.file("x.kprof");
+};
+
+TEST_F(E2E, HotColdSplitsThreeToOne) {
+  Profile p = record({program("kprof_prog_hotcold"), "2"});
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.histogram.has_value());
+  auto user = by_function(*p.histogram, Mode::User, "/kprof_prog_hotcold");
+  uint64_t hot = user["kprof_hot"], cold = user["kprof_cold"];
+  ASSERT_GT(hot, 0u) << dump(*p.histogram);
+  ASSERT_GT(cold, 0u) << dump(*p.histogram);
+  // 200 samples: the share's standard error is ~0.03, so +-0.10 is > 3 sigma.
+  ASSERT_GE(hot + cold, 200u) << "too few samples for a 2 s run at " << kFreq << " Hz\n"
+                              << dump(*p.histogram);
+  double share = static_cast<double>(hot) / static_cast<double>(hot + cold);
+  EXPECT_NEAR(share, 0.75, 0.10) << "hot " << hot << " cold " << cold << "\n" << dump(*p.histogram);
+  // The two functions are nearly all of the program's user time.
+  EXPECT_GE(hot + cold, sum(user) * 9 / 10) << dump(*p.histogram);
+}
+
+TEST_F(E2E, ProfileIsSelfConsistent) {
+  Profile p = record({program("kprof_prog_hotcold"), "1.5"});
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.summary.has_value());
+  ASSERT_TRUE(p.histogram.has_value());
+  // Nothing is dropped while symbolizing: unnamed samples are kept by image.
+  EXPECT_EQ(p.histogram->total_samples(), p.summary->samples);
+  // The Records chunks hold the same samples the histogram counts.
+  SampleCounter counter;
+  load_profile(profile_, &counter);
+  EXPECT_EQ(counter.samples, p.summary->samples);
+  EXPECT_EQ(p.run.command.size(), 2u);
+  EXPECT_FALSE(p.run.event.name.empty());
+  EXPECT_EQ(p.summary->exit.kind, ExitStatus::Kind::Exited);
+  EXPECT_EQ(p.summary->exit.value, 0);
+  EXPECT_GT(p.summary->duration_ns, 1'000'000'000u);
+  // cpu-clock samples at -F track the workload's CPU time, however busy the
+  // machine is (the workload may get only part of a CPU here).
+  double cpu_s = p.summary->user_s + p.summary->sys_s;
+  ASSERT_GT(cpu_s, 0.05);
+  EXPECT_NEAR(static_cast<double>(p.summary->samples) / cpu_s, 999.0, 999.0 * 0.35)
+      << p.summary->samples << " samples in " << cpu_s << " s of workload CPU";
+  EXPECT_FALSE(p.kallsyms.empty());
+}
+
+TEST_F(E2E, ProfileIsCreatedOwnerOnly) {
+  RunResult r = run(record_argv({program("kprof_prog_exit"), "0"}), dir_.path(), 60,
+                    StartOptions{.umask = 0});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  struct stat st {};
+  ASSERT_EQ(::stat(profile_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST_F(E2E, SharedLibraryFunctionIsNamed) {
+  Profile p = record({program("kprof_prog_shlib"), "1.5"});
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  auto lib = by_function(*p.histogram, Mode::User, "/libkprof_proglib.so");
+  auto user = by_function(*p.histogram, Mode::User);
+  ASSERT_GT(sum(user), 150u) << dump(*p.histogram);
+  EXPECT_GE(lib["kprof_lib_spin"], sum(user) * 7 / 10) << dump(*p.histogram);
+}
+
+TEST_F(E2E, SyscallsLandInNamedKernelFunctions) {
+  Profile p = record({program("kprof_prog_syscalls"), "1.5"});
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
+  const Histogram& h = *p.histogram;
+  auto kernel = by_function(h, Mode::Kernel);
+  uint64_t all = h.total_samples(), in_kernel = sum(kernel);
+  ASSERT_GT(all, 150u) << dump(h);
+  EXPECT_GE(in_kernel * 2, all) << "kernel " << in_kernel << " of " << all << "\n" << dump(h);
+  uint64_t named = in_kernel - kernel["[unknown]"] - kernel[""];
+  EXPECT_GE(named * 10, in_kernel * 9) << dump(h);
+  bool syscallish = false;
+  for (const auto& [name, n] : kernel) {
+    for (const char* word : {"sys_", "syscall", "entry", "getppid", "getpid"}) {
+      syscallish |= name.find(word) != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(syscallish) << dump(h);
+  for (const FunctionCount& row : h.rows) {
+    if (row.mode == Mode::Kernel && row.image < h.images.size()) {
+      EXPECT_EQ(h.images[row.image].name.front(), '[')
+          << "kernel image " << h.images[row.image].name;
+    }
+  }
+}
+
+TEST_F(E2E, ReportShowsHotBeforeCold) {
+  Profile p = record({program("kprof_prog_hotcold"), "1.5"});
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  RunResult r = run({kprof_binary(), "report", profile_}, dir_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  size_t hot = r.out.find("kprof_hot"), cold = r.out.find("kprof_cold");
+  ASSERT_NE(hot, std::string::npos) << r.describe();
+  ASSERT_NE(cold, std::string::npos) << r.describe();
+  EXPECT_LT(hot, cold) << r.describe();
+}
+
+TEST_F(E2E, ExitCodeOfWorkloadIsPassedOn) {
+  Profile p = record({program("kprof_prog_exit"), "3"}, 3);
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.summary.has_value());
+  EXPECT_EQ(p.summary->exit.kind, ExitStatus::Kind::Exited);
+  EXPECT_EQ(p.summary->exit.value, 3);
+}
+
+TEST_F(E2E, CrashOfWorkloadIsPassedOnAsShellCode) {
+  Profile p = record({program("kprof_prog_crash")}, 128 + SIGSEGV);
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.summary.has_value());
+  EXPECT_EQ(p.summary->exit.kind, ExitStatus::Kind::Signaled);
+  EXPECT_EQ(p.summary->exit.value, SIGSEGV);
+  EXPECT_EQ(p.summary->exit.shell_code(), 139);
+}
+
+// Starts `kprof record ... -- kprof_prog_hotcold SECONDS` and lets it run.
+Process start_long_recording(const std::vector<std::string>& argv, const TempDir& dir) {
+  return Process::start(argv, dir.path(), StartOptions{.new_process_group = true});
+}
+
+TEST_F(E2E, KillNineLeavesARecoverableFile) {
+  Process kprof = start_long_recording(record_argv({program("kprof_prog_hotcold"), "10"}), dir_);
+  std::this_thread::sleep_for(2500ms);
+  std::vector<pid_t> workload = children_of(kprof.pid());
+  kprof.signal(SIGKILL);
+  for (pid_t pid : workload) ::kill(pid, SIGKILL);
+  RunResult killed = kprof.wait(10);
+  ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << killed.describe();
+  ASSERT_FALSE(workload.empty()) << "kprof had no workload child after 2.5 s";
+
+  SampleCounter counter;
+  Profile p;
+  try {
+    p = load_profile(profile_, &counter);
+  } catch (const Error& e) {
+    FAIL() << "a killed recording must still load: " << e.what();
+  }
+  EXPECT_FALSE(p.status.complete);
+  EXPECT_FALSE(p.status.problem.empty());
+  EXPECT_LE(p.status.good_bytes, p.status.file_bytes);
+  EXPECT_GT(counter.samples, 0u) << "no samples recovered; problem: " << p.status.problem;
+
+  RunResult r = run({kprof_binary(), "report", profile_}, dir_.path(), 60);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  std::string all = r.out + r.err;
+  EXPECT_TRUE(std::regex_search(
+      all, std::regex("cut short|incomplete|truncated|not complete", std::regex::icase)))
+      << r.describe();
+  const std::regex count_re("([0-9][0-9,]*) samples|samples: +([0-9][0-9,]*)", std::regex::icase);
+  bool counted = false;
+  for (auto it = std::sregex_iterator(all.begin(), all.end(), count_re);
+       it != std::sregex_iterator(); ++it) {
+    counted |= ((*it)[1].matched ? (*it)[1] : (*it)[2]).str() != "0";
+  }
+  EXPECT_TRUE(counted) << "report shows no sample count > 0\n" << r.describe();
+}
+
+// SIGINT to kprof alone (as `kill -INT`): kprof forwards it to the workload,
+// which dies of it; kprof writes the final chunks and exits 128+SIGINT.
+TEST_F(E2E, SigintToKprofFinishesTheFile) {
+  Process kprof = start_long_recording(record_argv({program("kprof_prog_hotcold"), "8"}), dir_);
+  std::this_thread::sleep_for(1200ms);
+  kprof.signal(SIGINT);
+  RunResult r = kprof.wait(20);
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.describe();
+  Profile p = load(r);
+  EXPECT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.summary.has_value());
+  EXPECT_EQ(p.summary->exit.kind, ExitStatus::Kind::Signaled);
+  EXPECT_EQ(p.summary->exit.value, SIGINT);
+  EXPECT_LT(p.summary->duration_ns, 6'000'000'000u) << "the workload ran to its end";
+  ASSERT_TRUE(p.histogram.has_value());
+  EXPECT_GT(p.histogram->total_samples(), 0u);
+}
+
+// Ctrl-C at a terminal: SIGINT to the whole process group.
+TEST_F(E2E, CtrlCToTheGroupFinishesTheFile) {
+  Process kprof = start_long_recording(record_argv({program("kprof_prog_hotcold"), "8"}), dir_);
+  std::this_thread::sleep_for(1200ms);
+  ::kill(-kprof.pid(), SIGINT);
+  RunResult r = kprof.wait(20);
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.describe();
+  Profile p = load(r);
+  EXPECT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.histogram.has_value());
+  EXPECT_GT(p.histogram->total_samples(), 0u);
+}
+
+}  // namespace
+}  // namespace kprof::e2e

@@ -1,0 +1,12 @@
+// Helpers shared by the known-profile programs. Kept out of the hot loops:
+// each program's named functions do their own work so samples land in them.
+#pragma once
+
+// Seconds on CLOCK_MONOTONIC.
+extern "C" double kprof_prog_now();
+// argv[i] as a positive number of seconds (or `fallback` when absent);
+// exits 2 with a usage line on nonsense.
+extern "C" double kprof_prog_arg_seconds(int argc, char** argv, int i, double fallback,
+                                         const char* usage);
+// No core files: a crash test must not wait for a core dump handler.
+extern "C" void kprof_prog_no_core();
