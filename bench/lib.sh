@@ -1,0 +1,74 @@
+# Shared helpers for the bench scripts (sourced, not run).
+#
+# Environment knobs common to all scripts:
+#   KPROF=path/to/kprof   the binary to measure (default: newest build*/cli/kprof)
+#   FREQ=999              sampling frequency given to both kprof and perf (-F)
+#   OUT=bench/out         where results go (git-ignored)
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+OUT=${OUT:-$BENCH_DIR/out}
+FREQ=${FREQ:-999}
+mkdir -p "$OUT"
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+find_kprof() {
+  if [[ -n ${KPROF:-} ]]; then
+    [[ -x $KPROF ]] || die "KPROF=$KPROF is not an executable"
+    return
+  fi
+  KPROF=$(ls -t "$ROOT"/build*/cli/kprof "$ROOT"/build*/kprof 2>/dev/null | head -1 || true)
+  [[ -n $KPROF ]] || die "no built kprof under $ROOT/build*/ (build it, or set KPROF=path)"
+}
+
+need() { for t in "$@"; do command -v "$t" >/dev/null || die "needs '$t' on PATH"; done; }
+
+# median of the numbers given as arguments
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {
+    if (NR == 0) { print "nan"; exit }
+    if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# ratio A/B with 3 decimals ("nan" when B is 0 or not a number)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "nan"; else printf "%.3f\n", a / b }'; }
+
+# sum of two numbers
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a + b }'; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a - b }'; }
+
+# timed FILE CMD...: runs CMD, writes "wall user sys" (seconds, whole process
+# tree that CMD waited for) to FILE; returns CMD's exit status.
+timed() {
+  local file=$1; shift
+  /usr/bin/time -f '%e %U %S' -o "$file" "$@"
+}
+
+# Field N (1=wall 2=user 3=sys) of a `timed` file; its last line, since
+# /usr/bin/time prepends "Command exited with non-zero status" when it did.
+tfield() { tail -1 "$1" | awk -v n="$2" '{print $n}'; }
+cpu_of() { add "$(tfield "$1" 2)" "$(tfield "$1" 3)"; }
+
+# Samples in a kprof profile: from `kprof info` (or `kprof report`), first
+# "N samples" / "samples: N" found.
+kprof_samples() {
+  local f=$1 n
+  n=$("$KPROF" info "$f" 2>/dev/null | awk '/^samples:/ {gsub(/[^0-9]/, "", $2); print $2; exit}')
+  [[ -n $n ]] && { echo "$n"; return; }
+  for verb in info report; do
+    n=$("$KPROF" "$verb" "$f" 2>/dev/null |
+        grep -oiE '([0-9][0-9,]*) samples|samples[^0-9a-z]*([0-9][0-9,]*)' | head -1 |
+        tr -dc '0-9')
+    [[ -n $n ]] && { echo "$n"; return; }
+  done
+  echo 0
+}
+
+# Samples in a perf.data file (exact: counts sample lines).
+perf_samples() { perf script -i "$1" -F ip 2>/dev/null | wc -l; }
+
+filesize() { stat -c %s "$1"; }
+
+# Prints a table from lines of "|"-separated cells, columns aligned.
+table() { column -t -s '|'; }

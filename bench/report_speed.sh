@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Report speed on a large profile: records ~SAMPLES samples of the same
+# multi-process spin with kprof and with `perf record -e cpu-clock`, then
+# times `kprof report` vs `perf report --stdio --sort sym` (median of RUNS).
+#
+# usage: bench/report_speed.sh                 (default ~2M samples, ~4 min)
+# knobs: SAMPLES=2000000  FREQ=20000 (per thread)  JOBS=$(nproc)  RUNS=3  KPROF=path
+#        PROGRAMS=dir of kprof_prog_* (default: next to the kprof binary)
+# Note: kprof symbolizes when recording ends and stores the histogram, so its
+# report reads a histogram; perf symbolizes every sample at report time. The
+# record wall/CPU times are printed too, so the cost moved to recording shows.
+# Results: bench/out/report_speed-<time>.txt
+set -euo pipefail
+FREQ=${FREQ:-20000}  # before lib.sh, whose default is 999
+source "$(dirname "$0")/lib.sh"
+
+SAMPLES=${SAMPLES:-2000000}
+JOBS=${JOBS:-$(nproc)}
+RUNS=${RUNS:-3}
+find_kprof
+need perf
+PROGRAMS=${PROGRAMS:-$(dirname "$(dirname "$KPROF")")/tests/programs}
+[[ -x $PROGRAMS/kprof_prog_hotcold ]] ||
+  die "no kprof_prog_hotcold in $PROGRAMS (ninja kprof_programs, or set PROGRAMS=dir)"
+STAMP=$(date +%Y%m%d-%H%M%S)
+W=$OUT/report_speed-$STAMP
+mkdir -p "$W"
+RESULT=$OUT/report_speed-$STAMP.txt
+
+# JOBS processes for SECONDS, cycling through user-only, kernel-heavy and
+# shared-library work so the profile has both kernel and user addresses.
+SECONDS_RUN=$(awk -v s="$SAMPLES" -v f="$FREQ" -v j="$JOBS" 'BEGIN { printf "%d", s / (f * j) * 1.15 + 1 }')
+SPIN=$W/spin.sh
+cat >"$SPIN" <<SPIN
+#!/bin/sh
+progs="kprof_prog_hotcold kprof_prog_syscalls kprof_prog_shlib"
+i=0
+for p in \$progs \$progs \$progs; do
+  [ \$i -ge $JOBS ] && break
+  "$PROGRAMS/\$p" $SECONDS_RUN >/dev/null &
+  i=\$((i + 1))
+done
+wait
+SPIN
+chmod +x "$SPIN"
+
+echo "recording ~$SAMPLES samples: $JOBS jobs x ${SECONDS_RUN}s at -F $FREQ, with kprof then perf"
+timed "$W/kprof-record.time" "$KPROF" record -F "$FREQ" -o "$W/big.kprof" -- "$SPIN" \
+  >"$W/kprof-record.log" 2>&1 || die "kprof record failed, see $W/kprof-record.log"
+timed "$W/perf-record.time" perf record -e cpu-clock -F "$FREQ" -o "$W/big.data" -- "$SPIN" \
+  >"$W/perf-record.log" 2>&1 || die "perf record failed, see $W/perf-record.log"
+KS=$(kprof_samples "$W/big.kprof")
+PS=$(perf_samples "$W/big.data")
+echo "samples: kprof $KS, perf $PS"
+
+# Wall time at microsecond resolution (/usr/bin/time rounds to 10 ms).
+wall() {
+  local t0=$EPOCHREALTIME
+  "$@" || return
+  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }' >"$WALL_FILE"
+}
+KT=() PT=()
+WALL_FILE=$W/wall
+for ((i = 1; i <= RUNS; i++)); do
+  wall "$KPROF" report "$W/big.kprof" >"$W/kprof-report.txt" 2>&1 ||
+    die "kprof report failed, see $W/kprof-report.txt"
+  KT+=("$(cat "$WALL_FILE")")
+  wall perf report -i "$W/big.data" --stdio --sort sym >"$W/perf-report.txt" 2>/dev/null ||
+    die "perf report failed"
+  PT+=("$(cat "$WALL_FILE")")
+  echo "run $i: kprof report ${KT[-1]}s, perf report ${PT[-1]}s"
+done
+KM=$(median "${KT[@]}") PM=$(median "${PT[@]}")
+
+{
+  echo "# report speed, $(date -Is), $(uname -r), -F $FREQ x $JOBS jobs, median of $RUNS"
+  printf '%s\n' "tool|samples|record wall s|record CPU s|file bytes|bytes/sample|report s (median)|s per M samples|vs kprof" \
+    "kprof|$KS|$(tfield "$W/kprof-record.time" 1)|$(cpu_of "$W/kprof-record.time")|$(filesize "$W/big.kprof")|$(ratio "$(filesize "$W/big.kprof")" "$KS")|$KM|$(ratio "$KM" "$(awk -v n="$KS" 'BEGIN{print n/1e6}')")|1.000" \
+    "perf|$PS|$(tfield "$W/perf-record.time" 1)|$(cpu_of "$W/perf-record.time")|$(filesize "$W/big.data")|$(ratio "$(filesize "$W/big.data")" "$PS")|$PM|$(ratio "$PM" "$(awk -v n="$PS" 'BEGIN{print n/1e6}')")|$(ratio "$PM" "$KM")" |
+    table
+} | tee "$RESULT"
+rm -f "$W/big.data" "$W/big.kprof"  # large; keep the logs and timings
+echo "written: $RESULT"
