@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# The two-kernel demo: profile the same workload under Debian's generic 6.1
+# kernel and its PREEMPT_RT sibling, each booted in qemu (TCG, no KVM needed),
+# and print `kprof diff generic rt`.
+#
+#   samples/kernel-diff-demo.sh [--out DIR] [--seconds N] [--repeatable]
+#                               [--smoke] [--no-install] [--timeout S]
+#
+#   --out DIR      where the profiles, serial logs and read-back files go
+#                  (default samples/cache/demo-out: DIR/generic.kprof, DIR/rt.kprof)
+#   --seconds N    length of each in-guest recording (default 5)
+#   --repeatable   -smp 1 -icount shift=3,sleep=off: repeatable runs, slower
+#   --smoke        boot both kernels with an initramfs that only writes
+#                  `uname -r` to the disk and powers off (no kprof needed)
+#   --no-install   never apt-get install; skip if a tool is missing
+#   --timeout S    kill a guest that has not powered off after S s (default 240)
+#
+# Steps: (1) tools (qemu-system-x86, busybox-static, cpio) via apt-get when
+# missing (busybox's insmod loads the modules, so kmod is not needed), the two
+# pinned kernel packages via `apt-get download` into samples/cache/
+# (git-ignored), and from them only vmlinuz and the virtio modules; (2) a
+# statically linked kprof (its own CMake build dir, $KPROF_STATIC_BUILD,
+# default build-static; or $KPROF_STATIC, a ready one) and the static syscalls
+# workload, packed with busybox into an initramfs; (3) each kernel boots in
+# turn, its init records the workload and writes the results as a tar to the
+# raw virtio disk, which the host reads back; (4) `kprof diff`.
+#
+# Exit status: 0 done, 77 skipped (qemu or the packages cannot be had; the
+# reason is printed), anything else a failure. No qemu outlives the script.
+set -euo pipefail
+
+# Pinned kernels: bookworm's 6.1.176-1 (the linux-image-amd64 metapackage of
+# Debian 12's point release). `apt-cache search linux-image-6.1` lists others.
+readonly KABI=6.1.0-50
+readonly KPKG_VERSION=6.1.176-1
+readonly FLAVORS=(amd64 rt-amd64)
+readonly LABELS=(generic rt)
+readonly MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+cache=${KPROF_DEMO_CACHE:-$here/cache}
+static_build=${KPROF_STATIC_BUILD:-$root/build-static}
+kprof_static=
+out=$cache/demo-out
+seconds=5
+repeatable=0
+smoke=0
+install=1
+timeout_s=240
+
+die() { echo "kernel-diff-demo: $*" >&2; exit 1; }
+skip() { echo "kernel-diff-demo: SKIP: $*" >&2; exit 77; }
+say() { echo "== $*" >&2; }
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --repeatable) repeatable=1; shift ;;
+    --smoke) smoke=1; shift ;;
+    --no-install) install=0; shift ;;
+    --timeout) timeout_s=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$1' (try --help)" ;;
+  esac
+done
+[[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || die "--seconds wants a positive integer, not '$seconds'"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-demo.XXXXXX")
+qemu_pid=
+cleanup() {
+  if [[ -n $qemu_pid ]] && kill -0 "$qemu_pid" 2>/dev/null; then
+    kill "$qemu_pid" 2>/dev/null || true
+    sleep 0.5
+    kill -9 "$qemu_pid" 2>/dev/null || true
+    wait "$qemu_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- (1) tools and kernels ---------------------------------------------------
+need_tools() {
+  local missing=() t pkg
+  for t in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio \
+           dpkg-deb:dpkg; do
+    command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
+  done
+  # The busybox in the initramfs must be the static one.
+  if command -v busybox >/dev/null && ldd "$(command -v busybox)" >/dev/null 2>&1; then
+    missing+=(busybox-static)
+  fi
+  [[ ${#missing[@]} -eq 0 ]] && return
+  [[ $install -eq 1 && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null ||
+    skip "missing ${missing[*]} (apt-get install ${missing[*]}, or run as root without --no-install)"
+  say "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+    >"$work/apt.log" 2>&1 || skip "apt-get install ${missing[*]} failed: $(tail -1 "$work/apt.log")"
+}
+
+# Fetches the flavor's package into the cache and extracts vmlinuz and the
+# virtio modules to $cache/$KABI-$flavor/ (kept: later runs start there).
+fetch_kernel() {
+  local flavor=$1 deb pkg m f
+  local dir=$cache/$KABI-$flavor
+  [[ -f $dir/vmlinuz && -f $dir/.complete ]] && return
+  mkdir -p "$cache"
+  for pkg in "linux-image-$KABI-$flavor-unsigned" "linux-image-$KABI-$flavor"; do
+    deb=$(ls "$cache/${pkg}_${KPKG_VERSION}"_amd64.deb 2>/dev/null || true)
+    [[ -n $deb ]] && break
+    say "downloading $pkg=$KPKG_VERSION"
+    if (cd "$cache" && apt-get download "$pkg=$KPKG_VERSION") >"$work/dl.log" 2>&1; then
+      deb=$cache/${pkg}_${KPKG_VERSION}_amd64.deb
+      break
+    fi
+  done
+  [[ -n $deb && -f $deb ]] ||
+    skip "cannot download linux-image-$KABI-$flavor=$KPKG_VERSION ($(tail -1 "$work/dl.log"))"
+  rm -rf "$dir" && mkdir -p "$dir/modules"
+  dpkg-deb --fsys-tarfile "$deb" >"$work/kernel.tar"
+  tar -xf "$work/kernel.tar" -C "$work" --wildcards './boot/vmlinuz-*' \
+    "./lib/modules/$KABI-$flavor/modules.builtin"
+  mv "$work/boot/vmlinuz-$KABI-$flavor" "$dir/vmlinuz"
+  for m in "${MODULES[@]}"; do
+    f=$(tar -tf "$work/kernel.tar" | grep -E "/$m\.ko(\.xz|\.zst)?$" | head -1 || true)
+    if [[ -n $f ]]; then
+      tar -xf "$work/kernel.tar" -C "$work" "$f"
+      mv "$work/$f" "$dir/modules/"
+    elif ! grep -q "/$m\.ko" "$work/lib/modules/$KABI-$flavor/modules.builtin"; then
+      echo "kernel-diff-demo: note: $m is neither a module nor built into $KABI-$flavor" >&2
+    fi
+  done
+  rm -rf "${work:?}/kernel.tar" "${work:?}/boot" "${work:?}/lib"
+  touch "$dir/.complete"
+}
+
+# --- (2) static kprof, workload and initramfs ---------------------------------
+build_static_kprof() {
+  if [[ -n ${KPROF_STATIC:-} ]]; then
+    file -L "$KPROF_STATIC" | grep -q 'statically linked' ||
+      die "KPROF_STATIC=$KPROF_STATIC is not a statically linked executable"
+    kprof_static=$KPROF_STATIC
+    return
+  fi
+  say "building static kprof in $static_build"
+  if [[ ! -f $static_build/build.ninja ]]; then
+    # static.cmake makes find_library and pkg-config pick the .a files.
+    cmake -S "$root" -B "$static_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DKPROF_TESTS=OFF -DCMAKE_EXE_LINKER_FLAGS=-static \
+      -DCMAKE_PROJECT_INCLUDE="$here/static.cmake" \
+      >"$work/cmake.log" 2>&1 || die "cmake for the static build failed:
+$(tail -20 "$work/cmake.log")"
+  fi
+  ninja -C "$static_build" -j2 kprof >"$work/ninja.log" 2>&1 ||
+    die "static kprof does not build or link: $(grep -m3 -E 'error|undefined' "$work/ninja.log")"
+  kprof_static=$static_build/cli/kprof
+}
+
+build_workload() {
+  cc -O2 -g -fno-omit-frame-pointer -static -o "$1" "$here/syscalls/syscalls.c" ||
+    die "cannot build the static syscalls workload (is libc6-dev installed?)"
+}
+
+# The guest's /init. @MODE@, @SECONDS@ and @MODULES@ are filled in per build.
+write_init() {
+  cat >"$1" <<'EOF'
+#!/bin/sh
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+mount -t tmpfs tmpfs /tmp
+for m in @MODULES@; do
+  for f in /modules/$m.ko*; do [ -f "$f" ] && insmod "$f"; done
+done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do usleep 100000; i=$((i+1)); done
+echo 0 > /proc/sys/kernel/kptr_restrict
+echo -1 > /proc/sys/kernel/perf_event_paranoid
+mkdir -p /tmp/out /tmp/run
+uname -r > /tmp/out/uname
+if [ @MODE@ = record ]; then
+  cd /tmp/run
+  /bin/kprof record -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
+    --iterations 20000 > /tmp/out/workload.txt 2> /tmp/out/record.log
+  echo $? > /tmp/out/record.rc
+  cd /
+fi
+if [ -b /dev/vda ]; then
+  tar -c -C /tmp/out . > /dev/vda && sync && echo "KPROF-DEMO: results written"
+else
+  echo "KPROF-DEMO: no /dev/vda"
+fi
+poweroff -f
+EOF
+}
+
+build_initramfs() {
+  local flavor=$1 dest=$2 mode=$3 a
+  local r=$work/root-$flavor
+  rm -rf "$r" && mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,modules}
+  cp "$(command -v busybox)" "$r/bin/busybox"
+  for a in $("$r/bin/busybox" --list); do
+    [[ $a == busybox ]] || ln -sf busybox "$r/bin/$a"
+  done
+  cp "$cache/$KABI-$flavor/modules/"* "$r/modules/" 2>/dev/null || true
+  write_init "$r/init"
+  sed -i "s|@MODE@|$mode|; s|@SECONDS@|$seconds|; s|@MODULES@|${MODULES[*]}|" "$r/init"
+  chmod +x "$r/init"
+  if [[ $mode == record ]]; then
+    strip -g -o "$r/bin/kprof" "$kprof_static"  # debug info is not needed in the guest
+    cp "$work/syscalls" "$r/bin/syscalls"
+  fi
+  (cd "$r" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$dest"
+}
+
+# --- (3) boot ------------------------------------------------------------------
+# Boots one kernel; its results land in $out/$label/.
+boot() {
+  local flavor=$1 label=$2
+  local dir=$cache/$KABI-$flavor img=$work/out-$label.img log=$out/$label.serial.log
+  local append="console=ttyS0 quiet panic=-1" cpu=(-smp 2)
+  [[ $flavor == rt-* ]] && append+=" noirqdebug"
+  [[ $repeatable -eq 1 ]] && cpu=(-smp 1 -icount "shift=3,sleep=off")
+  rm -f "$img" && truncate -s 256M "$img"
+  say "booting $KABI-$flavor ($label)"
+  local t0=$SECONDS
+  qemu-system-x86_64 -machine q35 -accel tcg "${cpu[@]}" -m 1G -nographic -no-reboot \
+    -kernel "$dir/vmlinuz" -initrd "$work/initrd-$label.gz" -append "$append" \
+    -drive "file=$img,format=raw,if=virtio" </dev/null >"$log" 2>&1 &
+  qemu_pid=$!
+  while kill -0 "$qemu_pid" 2>/dev/null; do
+    if (( SECONDS - t0 > timeout_s )); then
+      kill "$qemu_pid" 2>/dev/null || true
+      die "$label guest still running after ${timeout_s}s; serial log: $log"
+    fi
+    sleep 0.5
+  done
+  wait "$qemu_pid" || die "qemu for $label failed; serial log: $log"
+  qemu_pid=
+  rm -rf "${out:?}/$label" && mkdir -p "$out/$label"
+  tar -xf "$img" -C "$out/$label" 2>/dev/null ||
+    die "$label guest wrote no results to its disk; serial log: $log"
+  rm -f "$img"
+  say "$label: $(cat "$out/$label/uname") in $((SECONDS - t0))s"
+}
+
+# --- main ----------------------------------------------------------------------
+[[ $(uname -m) == x86_64 ]] || skip "the demo boots x86-64 kernels (this is $(uname -m))"
+need_tools
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+for f in "${FLAVORS[@]}"; do fetch_kernel "$f"; done
+
+mode=smoke
+if [[ $smoke -eq 0 ]]; then
+  mode=record
+  build_static_kprof
+  build_workload "$work/syscalls"
+fi
+for i in "${!FLAVORS[@]}"; do
+  build_initramfs "${FLAVORS[$i]}" "$work/initrd-${LABELS[$i]}.gz" "$mode"
+done
+for i in "${!FLAVORS[@]}"; do boot "${FLAVORS[$i]}" "${LABELS[$i]}"; done
+[[ $smoke -eq 1 ]] && { say "smoke test done: both kernels booted and wrote back"; exit 0; }
+
+for l in "${LABELS[@]}"; do
+  rc=$(cat "$out/$l/record.rc" 2>/dev/null || echo missing)
+  [[ $rc == 0 && -s $out/$l/profile.kprof ]] ||
+    die "kprof record in the $l guest failed (rc $rc): $(tail -3 "$out/$l/record.log" 2>/dev/null)"
+  mv "$out/$l/profile.kprof" "$out/$l.kprof"
+  say "$l workload:"; cat "$out/$l/workload.txt" >&2
+done
+"$kprof_static" diff --label generic --label rt "$out/generic.kprof" "$out/rt.kprof"

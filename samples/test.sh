@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Tests for the sample workloads and the two-kernel demo.
+#
+#   samples/test.sh [--kprof PATH] [--demo] [--only NAME]...
+#
+#   --kprof PATH  the kprof to test (default: $KPROF, kprof on PATH, or the
+#                 newest build*/cli/kprof)
+#   --demo        also run the two-kernel demo end to end (~2-5 min, needs
+#                 apt or a filled samples/cache/); also KPROF_TEST_DEMO=1
+#   --only NAME   run only this test (repeatable): syscalls, oltp, compile,
+#                 shipped, demo
+#
+# Every test asserts on what kprof recorded (its `report --csv -` rows), so a
+# broken recorder or symbolizer fails them. A test whose prerequisite is
+# missing (PostgreSQL, googletest sources, qemu, the network) says SKIP and
+# why. Exit status: 0 passed (some may have skipped), 1 something failed,
+# 77 everything skipped.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/lib.sh"
+
+demo=${KPROF_TEST_DEMO:-0} only=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --kprof) KPROF=$2; shift 2 ;;
+    --demo) demo=1; shift ;;
+    --only) only+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+KPROF=$(find_kprof) || exit 1
+export KPROF
+KPROF=$(abs_path "$KPROF")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-samples-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+echo "testing with $KPROF" >&2
+
+passed=() failed=() skipped=()
+fail() { echo "  FAIL: $*" >&2; return 1; }
+
+# report_csv PROFILE SORT: every row as CSV (samples,percent,image,function,mode).
+report_csv() { "$KPROF" report "$1" --sort "$2" --csv -; }
+
+# check_top_image CSV N PATTERN...: one of the first N rows has an image whose
+# basename matches one of the extended regexes.
+check_top_image() {
+  python3 - "$@" <<'EOF'
+import csv, os, re, sys
+path, n, pats = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+rows = list(csv.DictReader(open(path, newline="")))
+if not rows:
+    sys.exit("no rows in the report")
+top = rows[:n]
+for r in top:
+    if any(re.fullmatch(p, os.path.basename(r["image"])) for p in pats):
+        print(f"  ok: {r['function']} in {r['image']} ({r['percent']}%) in the top {n}", file=sys.stderr)
+        sys.exit(0)
+print(f"  none of {pats} among the top {n}:", file=sys.stderr)
+for r in top:
+    print(f"    {r['percent']:>8}%  {r['image']}  {r['function']}", file=sys.stderr)
+sys.exit(1)
+EOF
+}
+
+# check_kernel_profile CSV MIN_SAMPLES: at least MIN_SAMPLES samples, some of
+# them in the kernel, and >= 95% of those named.
+check_kernel_profile() {
+  python3 - "$@" <<'EOF'
+import csv, sys
+path, minimum = sys.argv[1], int(sys.argv[2])
+rows = list(csv.DictReader(open(path, newline="")))
+total = sum(int(r["samples"]) for r in rows)
+kernel = [r for r in rows if r["mode"] == "kernel"]
+ksamples = sum(int(r["samples"]) for r in kernel)
+named = sum(int(r["samples"]) for r in kernel if not r["function"].startswith("[unknown"))
+print(f"  {path}: {total} samples, {ksamples} in the kernel, {named} of them named",
+      file=sys.stderr)
+if total < minimum: sys.exit(f"fewer than {minimum} samples")
+if ksamples == 0: sys.exit("no kernel samples")
+if named < 0.95 * ksamples: sys.exit(f"only {100 * named / ksamples:.1f}% of kernel samples named")
+EOF
+}
+
+# has_function CSV NAME: NAME (exactly, or with a clone suffix) is a kernel row.
+has_function() {
+  python3 - "$@" <<'EOF'
+import csv, sys
+path, name = sys.argv[1], sys.argv[2]
+rows = csv.DictReader(open(path, newline=""))
+sys.exit(0 if any(r["function"].split(".")[0] == name and r["mode"] == "kernel" for r in rows)
+         else 1)
+EOF
+}
+
+test_syscalls() {
+  "$here/syscalls.sh" --iterations 2000 >"$tmp/sys.txt" || fail "syscalls.sh failed" || return
+  head -1 "$tmp/sys.txt" | grep -q $'^Kernel\tgettimeofday()\tgettimeofday(SYS)\tuname()\tchdir()\topen()+close()\tgetpid(SYS)$' ||
+    fail "unexpected table header: $(head -1 "$tmp/sys.txt")" || return
+  grep -qE $'^[^\t]+ \\(cycles\\)(\t[0-9]+){6}$' "$tmp/sys.txt" || fail "no cycles row" || return
+  grep -qE $'^[^\t]+ \\(ns\\)(\t[0-9.]+){6}$' "$tmp/sys.txt" || fail "no ns row" || return
+  "$here/syscalls.sh" --kprof "$tmp/sys.kprof" --seconds 1 --iterations 5000 >/dev/null ||
+    fail "syscalls.sh --kprof failed" || return
+  report_csv "$tmp/sys.kprof" function >"$tmp/sys.csv" || fail "kprof report failed" || return
+  check_top_image "$tmp/sys.csv" 15 syscalls
+}
+
+test_oltp() {
+  "$here/oltp.sh" --kprof "$tmp/oltp.kprof" --seconds 3 >"$tmp/oltp.out"
+  local rc=$?
+  [[ $rc -eq 77 ]] && return 77
+  [[ $rc -eq 0 ]] || fail "oltp.sh exited $rc" || return
+  grep -qE '^tps=[0-9]+(\.[0-9]+)?$' "$tmp/oltp.out" || fail "no tps= line" || return
+  [[ $(cat "$tmp/oltp.kprof.tps") == $(cat "$tmp/oltp.out") ]] || fail "OUT.tps differs" || return
+  echo "  $(cat "$tmp/oltp.out")" >&2
+  compgen -G "${TMPDIR:-/tmp}/kprof-oltp.*" >/dev/null &&
+    { fail "a cluster directory was left in ${TMPDIR:-/tmp}"; return; }
+  report_csv "$tmp/oltp.kprof" function >"$tmp/oltp.csv" || fail "kprof report failed" || return
+  check_top_image "$tmp/oltp.csv" 10 postgres
+}
+
+test_compile() {
+  "$here/compile.sh" --kprof "$tmp/cc.kprof" --jobs 2 --seconds 8 >"$tmp/cc.out"
+  local rc=$?
+  [[ $rc -eq 77 ]] && return 77
+  [[ $rc -eq 0 ]] || fail "compile.sh exited $rc" || return
+  report_csv "$tmp/cc.kprof" function >"$tmp/cc.csv" || fail "kprof report failed" || return
+  check_top_image "$tmp/cc.csv" 10 'cc1plus|cc1|clang.*|as'
+}
+
+# The profiles shipped in samples/ (made by the demo) still read and diff.
+test_shipped() {
+  local g=$here/generic.kprof r=$here/rt.kprof
+  [[ -f $g && -f $r ]] || { echo "  no shipped profiles" >&2; return 77; }
+  check_demo_profiles "$g" "$r"
+}
+
+check_demo_profiles() {
+  local g=$1 r=$2 f
+  report_csv "$g" function >"$tmp/g.csv" || fail "kprof report $g failed" || return
+  report_csv "$r" function >"$tmp/r.csv" || fail "kprof report $r failed" || return
+  check_kernel_profile "$tmp/g.csv" 200 || fail "generic profile" || return
+  check_kernel_profile "$tmp/r.csv" 200 || fail "rt profile" || return
+  for f in rt_spin_lock rt_spin_unlock; do
+    has_function "$tmp/r.csv" "$f" || fail "$f not in the RT profile" || return
+    has_function "$tmp/g.csv" "$f" && { fail "$f in the generic profile"; return; }
+  done
+  "$KPROF" diff --label generic --label rt "$g" "$r" >"$tmp/diff.txt" ||
+    fail "kprof diff failed" || return
+  for f in rt_spin_lock rt_spin_unlock; do
+    grep -E "(^|[[:space:]])$f([[:space:]]|$)" "$tmp/diff.txt" | grep -q '+++' ||
+      { fail "no '+++' row for $f in kprof diff:"; head -60 "$tmp/diff.txt" >&2; return 1; }
+  done
+  echo "  ok: rt_spin_lock and rt_spin_unlock are +++ on the RT side, absent from generic" >&2
+}
+
+test_demo() {
+  [[ $demo -eq 1 ]] || { echo "  long; run with --demo or KPROF_TEST_DEMO=1" >&2; return 77; }
+  mkdir -p "$tmp/t"
+  TMPDIR=$tmp/t "$here/kernel-diff-demo.sh" --out "$tmp/demo" --seconds 5 >"$tmp/demo.diff" \
+    2>"$tmp/demo.log"
+  local rc=$?
+  [[ $rc -eq 77 ]] && { grep SKIP "$tmp/demo.log" >&2; return 77; }
+  [[ $rc -eq 0 ]] || { tail -20 "$tmp/demo.log" >&2; fail "kernel-diff-demo.sh exited $rc"; return; }
+  pgrep -f "$tmp/t/kprof-demo" >/dev/null && { fail "a qemu was left running"; return; }
+  check_demo_profiles "$tmp/demo/generic.kprof" "$tmp/demo/rt.kprof"
+}
+
+for t in syscalls oltp compile shipped demo; do
+  if [[ ${#only[@]} -gt 0 && " ${only[*]} " != *" $t "* ]]; then continue; fi
+  echo "--- $t" >&2
+  start=$SECONDS
+  "test_$t"
+  rc=$?
+  case $rc in
+    0) passed+=("$t"); echo "PASS $t ($((SECONDS - start)) s)" >&2 ;;
+    77) skipped+=("$t"); echo "SKIP $t" >&2 ;;
+    *) failed+=("$t"); echo "FAIL $t ($((SECONDS - start)) s)" >&2 ;;
+  esac
+done
+echo "passed: ${passed[*]:-none}; skipped: ${skipped[*]:-none}; failed: ${failed[*]:-none}" >&2
+[[ ${#failed[@]} -eq 0 ]] || exit 1
+[[ ${#passed[@]} -gt 0 ]] || exit 77  # everything skipped (ctest SKIP_RETURN_CODE)
