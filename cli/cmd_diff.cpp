@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "core/error.h"
 #include "report/diff.h"
 
@@ -140,11 +141,7 @@ int cmd_diff(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     args.emplace_back(std::string(argv[i]) == "--" ? kSeparator : argv[i]);
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = parse_args(app, args)) return *code;
   opts.by = parse_diff_by(by);
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "collector/events.h"
 
 namespace kprof::cli {
@@ -25,11 +26,7 @@ int cmd_events(int argc, char** argv) {
       "detected PMUs) and whether each opens on this machine."};
   bool all = false;
   app.add_flag("--all", all, "also the PMUs libpfm4 supports but did not detect here");
-  try {
-    app.parse(argc, argv);  // argv[0] is "events"
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = parse_args(app, argc, argv)) return *code;
   collector::PfmScope pfm;
   const auto rows = collector::list_events(pfm, all);
   size_t name_w = 4, pmu_w = 3;

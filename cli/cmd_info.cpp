@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "report/info.h"
@@ -15,11 +16,7 @@ int cmd_info(int argc, char** argv) {
   CLI::App app{"Everything a profile knows: run, machine, event, summary, chunks", "kprof info"};
   std::string file = "kprof.data";
   app.add_option("FILE", file, "profile to read")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = parse_args(app, argc, argv)) return *code;
   Profile profile = load_profile(file);
   ProfileHistogram hist = histogram_of(profile);
   write_info(std::cout, profile, hist, chunk_counts(file));

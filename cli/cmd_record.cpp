@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
@@ -145,11 +146,7 @@ int cmd_record(int argc, char** argv) {
   CLI::App app{"Sample a workload, a process (-p) or the whole system (-a) into a profile."};
   Args a;
   add_options(app, a);
-  try {
-    app.parse(argc, argv);  // argv[0] is "record"
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = parse_args(app, argc, argv)) return *code;
   a.rec.command = app.remaining();
   if (!a.rec.command.empty() && a.rec.command.front() == "--")
     a.rec.command.erase(a.rec.command.begin());

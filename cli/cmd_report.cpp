@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "report/report.h"
@@ -49,11 +50,7 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--csv", csv,
                  "also write every row as CSV to this file ('-': CSV on stdout, no table)");
   app.add_flag("--no-header", no_header, "leave out the run header above the table");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = parse_args(app, argc, argv)) return *code;
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
