@@ -5,11 +5,11 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake ninja-build pkg-config
-  libpfm4-dev libdw-dev libelf-dev libzstd-dev libboost-dev
+  libpfm4-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev libboost-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev googletest
-  clang-14 libclang-rt-14-dev linux-perf
+  clang-14 libclang-rt-14-dev linux-perf file
 )
-# Extra packages for samples/ and the qemu demo, asked for with --samples.
+# Extra packages for samples/ (PostgreSQL, the qemu demo), asked for with --samples.
 if [[ "${1:-}" == "--samples" ]]; then
   pkgs+=(postgresql-15 postgresql-client-15 busybox-static cpio kmod qemu-system-x86)
 fi

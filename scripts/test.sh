@@ -5,7 +5,7 @@
 # Installs missing Debian packages first (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
+./scripts/install-deps.sh --samples
 
 build=build
 flags=()
