@@ -88,6 +88,21 @@ void validate(Args& a) {
   if (!r.command.empty() && collector::find_in_path(r.command[0]).empty()) {
     throw Error("cannot run '" + r.command[0] + "': No such file or directory (not in PATH)");
   }
+  // Refused before FILE.old is made: moving a link or a directory aside and
+  // writing a profile in its place is never what -o meant.
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(a.output, ec);
+  if (st.type() == std::filesystem::file_type::symlink) {
+    throw Error(a.output + " is a symbolic link; kprof does not write through links (give -o " +
+                "the real path, or remove the link)");
+  }
+  if (st.type() == std::filesystem::file_type::directory) {
+    throw Error(a.output + " is a directory; give -o a file path (e.g. -o " +
+                (std::filesystem::path(a.output) / "kprof.data").string() + ")");
+  }
+  if (std::filesystem::exists(st) && st.type() != std::filesystem::file_type::regular) {
+    throw Error(a.output + " exists and is not a regular file; give -o a file path");
+  }
   std::filesystem::path dir = std::filesystem::path(a.output).parent_path();
   if (dir.empty()) dir = ".";
   if (::access(dir.c_str(), W_OK) != 0) {
@@ -160,8 +175,18 @@ int cmd_record(int argc, char** argv) {
   Summary summary;
   try {
     summary = rec.run(writer, &agg);
-  } catch (const Error&) {
-    if (rec.exec_failed()) undo_create(a.output);  // nothing recorded: keep the old file
+  } catch (const Error& e) {
+    if (rec.exec_failed()) {
+      undo_create(a.output);  // nothing recorded: keep the old file
+      throw;
+    }
+    if (!rec.started()) {
+      // A write failed before any sample (disk full in the kallsyms snapshot):
+      // the new file holds nothing, so the previous profile goes back in place.
+      undo_create(a.output);
+      throw Error(std::string(e.what()).substr(0, std::string(e.what()).find(" (")) +
+                  ": nothing was recorded; " + a.output + " is left as it was before");
+    }
     throw;
   }
   symbolize(rec, agg, writer);

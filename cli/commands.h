@@ -10,5 +10,6 @@ int cmd_report(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_events(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
+int cmd_symbolize(int argc, char** argv);  // re-names a profile's samples here, appends a Histogram
 
 }  // namespace kprof::cli

@@ -15,11 +15,12 @@ constexpr const char* kUsage =
     "usage: kprof <command> [options]\n"
     "\n"
     "commands:\n"
-    "  record   sample a workload (or the whole system) into a .kprof profile\n"
-    "  report   top-N table of where the cycles went\n"
-    "  diff     compare profiles from two or more kernels\n"
-    "  info     everything a profile knows about its run\n"
-    "  events   events this machine knows, and which of them open here\n"
+    "  record     sample a workload (or the whole system) into a .kprof profile\n"
+    "  report     top-N table of where the cycles went\n"
+    "  diff       compare profiles from two or more kernels\n"
+    "  info       everything a profile knows about its run\n"
+    "  symbolize  name a profile's samples again here (e.g. one cut short by kill -9)\n"
+    "  events     events this machine knows, and which of them open here\n"
     "\n"
     "kprof <command> --help for a command's options.\n";
 
@@ -31,7 +32,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"record", kprof::cli::cmd_record}, {"report", kprof::cli::cmd_report},
     {"diff", kprof::cli::cmd_diff},     {"info", kprof::cli::cmd_info},
-    {"events", kprof::cli::cmd_events},
+    {"events", kprof::cli::cmd_events}, {"symbolize", kprof::cli::cmd_symbolize},
 };
 
 }  // namespace

@@ -245,6 +245,7 @@ void Recorder::Impl::setup() {
     run.notices.push_back("kernel addresses are hidden (kernel.kptr_restrict is " +
                           std::to_string(kptr_restrict()) +
                           "): kernel samples stay unnamed; `sysctl kernel.kptr_restrict=0`");
+    std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
   }
   events = EventSet::open(req, &run.event, &run.notices);
 }

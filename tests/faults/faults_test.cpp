@@ -1,0 +1,343 @@
+// Faults while recording: a disk that fills up, an output path that cannot
+// or must not be written, an unprivileged user, hidden kernel addresses.
+// Each case asserts the one-line message, the exit status, and what was kept.
+// Mounts, sysctls and user switches need root: without it they skip.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "tests/e2e/e2e_helpers.h"
+#include "tests/faults/fault_helpers.h"
+
+namespace kprof::faults {
+namespace {
+
+using namespace std::chrono_literals;
+using e2e::kprof_binary;
+using e2e::Process;
+using e2e::program;
+using e2e::RunResult;
+using e2e::TempDir;
+
+std::vector<std::string> record_argv(const std::string& out, const std::vector<std::string>& cmd,
+                                     const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {kprof_binary(), "record", "-F", "999", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), cmd.begin(), cmd.end());
+  return argv;
+}
+
+// Waits until `path` holds at least one chunk of `type`; false after `timeout`.
+bool wait_for_chunk(const std::string& path, ChunkType type, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (count_chunks(path, type) > 0) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+std::string pattern_bytes(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + i / 251) & 0xff);
+  return s;
+}
+
+class Faults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!e2e::can_sample(&why)) GTEST_SKIP() << why;
+  }
+  TempDir logs_;  // the captured stdout/stderr of each run; never on the small mounts
+};
+
+// ------------------------------------------------------------------ full disk
+
+TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
+  TempDir area;
+  const std::string mnt = area.file("mnt");
+  TmpfsMount mount(mnt, "size=3m,mode=0700");
+  if (!mount.ok()) GTEST_SKIP() << mount.why();
+  const std::string out = mnt + "/x.kprof";
+  const std::string previous = pattern_bytes(64 << 10);
+  e2e::write_text(out, previous);
+
+  Process kprof = Process::start(record_argv(out, {program("kprof_prog_hotcold"), "30"}),
+                                 logs_.path(), {.new_process_group = true});
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::Records, 10s)) << "no Records chunk after 10 s";
+  const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
+  ASSERT_FALSE(workload.empty());
+  ASSERT_GT(fill_disk(mnt), 0u) << "the 3 MB tmpfs was already full";
+  RunResult r = kprof.wait(20);
+
+  // One clear line, a plain non-zero exit (not a crash), and the workload gone.
+  ASSERT_FALSE(r.timed_out) << "kprof kept running on a full disk\n" << r.describe();
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_LT(r.exit_code, 128) << r.describe();
+  auto lines = lines_mentioning(r.err_lines(), "disk full");
+  ASSERT_EQ(lines.size(), 1u) << r.describe();
+  EXPECT_EQ(lines[0].rfind("kprof", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(out), std::string::npos) << lines[0];
+  for (pid_t pid : workload) EXPECT_FALSE(is_running(pid)) << "workload " << pid << " left running";
+
+  // What was written before the disk filled still reads.
+  SampleCounter counter;
+  Profile p;
+  try {
+    p = load_profile(out, &counter);
+  } catch (const Error& e) {
+    FAIL() << "the profile cut short by a full disk must load: " << e.what();
+  }
+  EXPECT_FALSE(p.status.complete);
+  EXPECT_EQ(p.status.good_bytes, p.status.file_bytes)
+      << "a partial chunk was left: " << p.status.problem;
+  EXPECT_GT(counter.samples, 0u) << p.status.problem;
+  // The previous profile was moved aside, byte for byte.
+  EXPECT_EQ(e2e::read_text(out + ".old"), previous);
+
+  // Once there is room again, `kprof symbolize` names the recovered samples.
+  std::filesystem::remove(mnt + "/filler");
+  RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 60);
+  ASSERT_EQ(s.exit_code, 0) << s.describe();
+  Profile done = load_profile(out);
+  EXPECT_TRUE(done.status.complete) << done.status.problem;
+  ASSERT_TRUE(done.histogram.has_value());
+  EXPECT_EQ(done.histogram->total_samples(), counter.samples);
+  auto user = by_function(*done.histogram, Mode::User, "/kprof_prog_hotcold");
+  EXPECT_GT(user["kprof_hot"], 0u) << dump(*done.histogram);
+}
+
+// The kallsyms snapshot does not fit: nothing is recorded, and the previous
+// profile stays where it was.
+TEST_F(Faults, DiskFullBeforeAnySampleLeavesThePreviousProfileInPlace) {
+  TempDir area;
+  const std::string mnt = area.file("mnt");
+  TmpfsMount mount(mnt, "size=128k,mode=0700");
+  if (!mount.ok()) GTEST_SKIP() << mount.why();
+  const std::string out = mnt + "/x.kprof";
+  const std::string previous = pattern_bytes(32 << 10);
+  e2e::write_text(out, previous);
+
+  RunResult r = e2e::run(record_argv(out, {program("kprof_prog_hotcold"), "5"}), logs_.path(), 30);
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_LT(r.exit_code, 128) << r.describe();
+  auto lines = lines_mentioning(r.err_lines(), "disk full");
+  ASSERT_EQ(lines.size(), 1u) << r.describe();
+  EXPECT_NE(lines[0].find(out), std::string::npos) << lines[0];
+  EXPECT_EQ(e2e::read_text(out), previous) << "the previous profile was not put back";
+  EXPECT_FALSE(std::filesystem::exists(out + ".old"));
+  // The workload never ran: it would have printed its rounds.
+  EXPECT_EQ(r.out.find("rounds"), std::string::npos) << r.describe();
+}
+
+// ------------------------------------------------------------ output paths
+
+// One line on stderr, starting "kprof", naming `must_mention`; non-zero exit.
+void expect_one_line(const RunResult& r, const std::string& must_mention,
+                     const std::string& also = "") {
+  EXPECT_FALSE(r.timed_out) << r.describe();
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_LT(r.exit_code, 128) << r.describe();
+  auto lines = r.err_lines();
+  ASSERT_EQ(lines.size(), 1u) << r.describe();
+  EXPECT_EQ(lines[0].rfind("kprof", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(must_mention), std::string::npos) << lines[0];
+  if (!also.empty()) {
+    EXPECT_EQ(lines_mentioning(lines, also).size(), 1u) << lines[0];
+  }
+}
+
+TEST_F(Faults, ReadOnlyOutputDirectoryFailsWithOneLine) {
+  TempDir area;
+  const std::string mnt = area.file("ro");
+  TmpfsMount mount(mnt, "size=1m", /*read_only=*/true);
+  if (!mount.ok()) GTEST_SKIP() << mount.why();
+  const std::string out = mnt + "/x.kprof";
+  RunResult r = e2e::run(record_argv(out, {program("kprof_prog_exit"), "0"}), logs_.path(), 30);
+  expect_one_line(r, out, "read-only");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(Faults, OutputDirectoryNotWritableByTheUserFailsWithOneLine) {
+  std::string why;
+  std::vector<std::string> argv = as_nobody(&why);
+  if (argv.empty()) GTEST_SKIP() << why;
+  TempDir area;
+  ::chmod(area.path().c_str(), 0755);  // nobody may enter, not write
+  const std::string out = area.file("x.kprof");
+  for (const std::string& a : record_argv(out, {program("kprof_prog_exit"), "0"})) {
+    argv.push_back(a);
+  }
+  RunResult r = e2e::run(argv, logs_.path(), 30);
+  expect_one_line(r, out, "permission denied");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(Faults, OutputThatIsASymlinkIsRefused) {
+  TempDir area;
+  const std::string target = area.file("precious.txt"), link = area.file("x.kprof");
+  e2e::write_text(target, "not a profile; must survive\n");
+  std::filesystem::create_symlink(target, link);
+  RunResult r = e2e::run(record_argv(link, {program("kprof_prog_exit"), "0"}), logs_.path(), 30);
+  expect_one_line(r, link, "link");
+  EXPECT_TRUE(std::filesystem::is_symlink(link)) << "the link was moved or replaced";
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(link + ".old")));
+  EXPECT_EQ(e2e::read_text(target), "not a profile; must survive\n");
+}
+
+TEST_F(Faults, OutputThatIsADirectoryIsRefused) {
+  TempDir area;
+  const std::string dir = area.file("out");
+  std::filesystem::create_directory(dir);
+  e2e::write_text(dir + "/keep", "kept\n");
+  RunResult r = e2e::run(record_argv(dir, {program("kprof_prog_exit"), "0"}), logs_.path(), 30);
+  expect_one_line(r, dir, "directory");
+  EXPECT_TRUE(std::filesystem::is_directory(dir)) << "the directory was moved or replaced";
+  EXPECT_FALSE(std::filesystem::exists(dir + ".old"));
+  EXPECT_EQ(e2e::read_text(dir + "/keep"), "kept\n");
+}
+
+// ------------------------------------------------------- unprivileged user
+
+int paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int v = -99;
+  in >> v;
+  return v;
+}
+
+TEST_F(Faults, UnprivilegedUserRecordsUserSpaceWithANotice) {
+  std::string why;
+  std::vector<std::string> argv = as_nobody(&why);
+  if (argv.empty()) GTEST_SKIP() << why;
+  if (paranoid() != 2) {
+    GTEST_SKIP() << "kernel.perf_event_paranoid is " << paranoid()
+                 << "; this case is about 2 (users may sample their own tasks, not the kernel)";
+  }
+  TempDir area;
+  ::chmod(area.path().c_str(), 0777);
+  const std::string out = area.file("n.kprof");
+  for (const std::string& a : record_argv(out, {program("kprof_prog_syscalls"), "1"})) {
+    argv.push_back(a);
+  }
+  RunResult r = e2e::run(argv, logs_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto said = lines_mentioning(r.err_lines(), "perf_event_paranoid");
+  ASSERT_EQ(said.size(), 1u) << r.describe();
+  EXPECT_NE(said[0].find("sysctl"), std::string::npos) << "the notice says how to allow it\n"
+                                                       << said[0];
+
+  Profile p = load_profile(out);
+  ASSERT_TRUE(p.status.complete) << p.status.problem;
+  EXPECT_TRUE(p.run.event.exclude_kernel);
+  EXPECT_EQ(lines_mentioning(p.run.notices, "perf_event_paranoid").size(), 1u)
+      << "the profile keeps the notice for report";
+  ASSERT_TRUE(p.histogram.has_value());
+  EXPECT_TRUE(by_function(*p.histogram, Mode::Kernel).empty()) << dump(*p.histogram);
+  auto user = by_function(*p.histogram, Mode::User);
+  uint64_t n = 0;
+  for (const auto& [name, count] : user) n += count;
+  EXPECT_GT(n, 20u) << dump(*p.histogram);
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(Faults, UnprivilegedSystemWideSaysWhatPermissionIsMissing) {
+  std::string why;
+  std::vector<std::string> argv = as_nobody(&why);
+  if (argv.empty()) GTEST_SKIP() << why;
+  if (paranoid() < 1) GTEST_SKIP() << "kernel.perf_event_paranoid < 1 lets users sample everything";
+  TempDir area;
+  ::chmod(area.path().c_str(), 0777);
+  const std::string out = area.file("a.kprof");
+  for (const std::string& a : record_argv(out, {program("kprof_prog_exit"), "0"}, {"-a"})) {
+    argv.push_back(a);
+  }
+  RunResult r = e2e::run(argv, logs_.path(), 30);
+  expect_one_line(r, "permission denied", "perf_event_paranoid");
+  EXPECT_EQ(lines_mentioning(r.err_lines(), "CAP_PERFMON").size(), 1u) << r.describe();
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// ------------------------------------------------------ hidden kernel symbols
+
+// Records kprof_prog_syscalls with kptr_restrict set to `value` only while
+// kprof takes its kallsyms snapshot (the setting is machine-wide; keep the
+// window short).
+RunResult record_with_kptr_restrict(const std::string& value, const std::string& out,
+                                    const std::string& logs, std::string* skip) {
+  std::optional<SysctlGuard> guard(std::in_place, "kernel/kptr_restrict", value);
+  if (!guard->ok()) {
+    *skip = guard->why();
+    return {};
+  }
+  Process kprof = Process::start(record_argv(out, {program("kprof_prog_syscalls"), "1.5"}), logs);
+  wait_for_chunk(out, ChunkType::Kallsyms, 10s);
+  guard.reset();
+  return kprof.wait(60);
+}
+
+TEST_F(Faults, KptrRestrictOneStillNamesKernelFunctionsForRoot) {
+  TempDir area;
+  const std::string out = area.file("k1.kprof");
+  std::string skip;
+  RunResult r = record_with_kptr_restrict("1", out, logs_.path(), &skip);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  Profile p = load_profile(out);
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
+  EXPECT_TRUE(lines_mentioning(p.run.notices, "kptr_restrict").empty())
+      << "root (CAP_SYSLOG) sees addresses under kptr_restrict=1";
+  auto kernel = by_function(*p.histogram, Mode::Kernel);
+  uint64_t all = 0;
+  for (const auto& [name, n] : kernel) all += n;
+  ASSERT_GT(all, 50u) << dump(*p.histogram);
+  EXPECT_GE((all - kernel["[unknown]"]) * 10, all * 9) << dump(*p.histogram);
+}
+
+TEST_F(Faults, KptrRestrictTwoKeepsKernelSamplesUnnamedWithANotice) {
+  TempDir area;
+  const std::string out = area.file("k2.kprof");
+  std::string skip;
+  RunResult r = record_with_kptr_restrict("2", out, logs_.path(), &skip);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(lines_mentioning(r.err_lines(), "kptr_restrict").size(), 1u)
+      << "the notice is shown while recording\n"
+      << r.describe();
+  Profile p = load_profile(out);
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
+  ASSERT_TRUE(p.kallsyms.starts_with("0000000000000000")) << "kallsyms was not hidden";
+  EXPECT_EQ(lines_mentioning(p.run.notices, "kptr_restrict").size(), 1u);
+  uint64_t kernel_samples = 0;
+  for (const FunctionCount& row : p.histogram->rows) {
+    if (row.mode != Mode::Kernel) continue;
+    kernel_samples += row.samples;
+    ASSERT_LT(row.image, p.histogram->images.size());
+    EXPECT_EQ(p.histogram->images[row.image].name, "[kernel]") << dump(*p.histogram);
+    EXPECT_EQ(row.function, "[unknown]") << dump(*p.histogram);
+  }
+  EXPECT_GT(kernel_samples, 50u) << "kernel samples must be kept, unnamed\n" << dump(*p.histogram);
+  RunResult rep = e2e::run({kprof_binary(), "report", out}, logs_.path(), 60);
+  ASSERT_EQ(rep.exit_code, 0) << rep.describe();
+  EXPECT_NE(rep.out.find("kptr_restrict"), std::string::npos) << rep.describe();
+}
+
+}  // namespace
+}  // namespace kprof::faults
