@@ -41,6 +41,7 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
   attr.inherit = inherit ? 1 : 0;
   attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
   attr.exclude_kernel = c.exclude_kernel ? 1 : 0;
+  attr.exclude_user = c.event.exclude_user ? 1 : 0;
   attr.exclude_hv = 1;
   attr.exclude_guest = 1;
   attr.mmap = 1;
@@ -122,7 +123,7 @@ void notice(std::vector<std::string>* notices, std::string text) {
 EventSet EventSet::open(const EventRequest& req, EventInfo* info,
                         std::vector<std::string>* notices) {
   const std::vector<int> cpus = online_cpu_list();
-  AttrChoice c{req.event};
+  AttrChoice c{req.event, req.event.exclude_kernel};
   EventSet set;
   for (int attempt = 0;; ++attempt) {
     Failure f = open_all(req, c, cpus, set.fds_);
@@ -136,7 +137,9 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
           "no hardware PMU (" + errno_name(f.err) + " opening " + c.event.name + ")";
       notice(notices, display_name(req) + " cannot be sampled here (no hardware PMU: " +
                           errno_name(f.err) + "); sampling cpu-clock instead");
+      const ResolvedEvent asked = c.event;
       c.event = cpu_clock_event();
+      c.event.exclude_user = asked.exclude_user;  // keep :u / :k across the fallback
     } else if ((f.err == EACCES || f.err == EPERM) && !c.exclude_kernel &&
                !(req.pids.size() == 1 && req.pids[0] == -1) && ::geteuid() != 0) {
       c.exclude_kernel = true;

@@ -119,6 +119,15 @@ EventSpec parse_event_spec(std::string_view spec) {
     out.period = period;
     spec = spec.substr(0, colon);
   }
+  colon = spec.rfind(':');
+  if (colon != std::string_view::npos && colon > 0 && spec[colon - 1] != ':') {
+    std::string_view mod = spec.substr(colon + 1);
+    if (mod == "u" || mod == "k") {
+      out.exclude_kernel = mod == "u";
+      out.exclude_user = mod == "k";
+      spec = spec.substr(0, colon);
+    }
+  }
   if (spec.empty()) throw Error("empty event name (kprof events lists the events of this machine)");
   out.name = std::string(spec);
   return out;
@@ -132,6 +141,8 @@ ResolvedEvent resolve_event(const PfmScope&, std::string_view spec_text) {
   EventSpec spec = parse_event_spec(spec_text.empty() ? kDefaultEvent : spec_text);
   ResolvedEvent ev;
   ev.period = spec.period;
+  ev.exclude_kernel = spec.exclude_kernel;
+  ev.exclude_user = spec.exclude_user;
   std::string name = spec.name == kDefaultEvent ? "cycles" : spec.name;
   if (const Generic* g = find_generic(name)) {
     ev.name = g->name;

@@ -28,10 +28,14 @@ class PfmScope {
   PfmScope& operator=(const PfmScope&) = delete;
 };
 
-// "NAME" or "NAME:PERIOD" (the last ':'-separated part all digits).
+// "NAME", "NAME:PERIOD" (the last ':'-separated part all digits), and perf's
+// privilege modifiers before it: "NAME:u" (user only), "NAME:k" (kernel only),
+// "NAME:u:100000".
 struct EventSpec {
   std::string name;
   std::optional<uint64_t> period;
+  bool exclude_kernel = false;  // ":u"
+  bool exclude_user = false;    // ":k"
   auto operator<=>(const EventSpec&) const = default;
 };
 // Throws kprof::Error on an empty name or a zero/overflowing period.
@@ -42,6 +46,7 @@ struct ResolvedEvent {
   uint32_t type = 0;  // perf_event_attr.type
   uint64_t config = 0, config1 = 0, config2 = 0;
   std::optional<uint64_t> period;  // from NAME:PERIOD
+  bool exclude_kernel = false, exclude_user = false;  // from NAME:u / NAME:k
   // A software event cannot fall back; anything else may be missing here.
   bool is_software() const;
 };

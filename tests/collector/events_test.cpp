@@ -21,6 +21,20 @@ TEST(EventSpec, NameAndPeriod) {
   EXPECT_THROW(parse_event_spec(":100"), Error);
 }
 
+TEST(EventSpec, PrivilegeModifiers) {
+  EventSpec u = parse_event_spec("cpu-clock:u");
+  EXPECT_EQ(u.name, "cpu-clock");
+  EXPECT_TRUE(u.exclude_kernel);
+  EXPECT_FALSE(u.exclude_user);
+  EventSpec k = parse_event_spec("CPU_CLK_UNHALTED:k:100000");
+  EXPECT_EQ(k.name, "CPU_CLK_UNHALTED");
+  EXPECT_EQ(k.period, std::optional<uint64_t>(100000));
+  EXPECT_TRUE(k.exclude_user);
+  EXPECT_FALSE(k.exclude_kernel);
+  // A libpfm4 unit mask that merely starts with u is not a modifier.
+  EXPECT_EQ(parse_event_spec("X:umask").name, "X:umask");
+}
+
 TEST(ResolveEvent, DefaultIsUnhaltedCycles) {
   PfmScope pfm;
   for (const char* spec : {"", "CPU_CLK_UNHALTED", "cycles"}) {
