@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/bytes.h"
+
 namespace kprof::symbolizer {
 
 Fd& Fd::operator=(Fd&& o) noexcept {
@@ -187,21 +189,6 @@ size_t add_function_symbols(Elf* elf, uint32_t section_type, SymbolTable& table)
   return added;
 }
 
-uint32_t crc32_update(uint32_t crc, std::span<const uint8_t> data) {
-  static const std::array<uint32_t, 256> kTable = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (uint8_t b : data) crc = kTable[(crc ^ b) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
 std::optional<uint32_t> file_crc32(const std::string& path, uint64_t max_bytes) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return std::nullopt;
@@ -217,7 +204,7 @@ std::optional<uint32_t> file_crc32(const std::string& path, uint64_t max_bytes) 
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
     if (n == 0) break;
-    crc = crc32_update(crc, {buf.data(), static_cast<size_t>(n)});
+    crc = kprof::crc32({buf.data(), static_cast<size_t>(n)}, crc);
   }
   return crc;
 }

@@ -101,6 +101,5 @@ size_t add_function_symbols(Elf* elf, uint32_t section_type, SymbolTable& table)
 // CRC-32 (IEEE, as .gnu_debuglink uses) of a whole file; nullopt when it
 // cannot be read or is larger than `max_bytes`.
 std::optional<uint32_t> file_crc32(const std::string& path, uint64_t max_bytes);
-uint32_t crc32_update(uint32_t crc, std::span<const uint8_t> data);
 
 }  // namespace kprof::symbolizer

@@ -3,6 +3,8 @@
 // and in-memory ELF images that are not ELF.
 #include <gtest/gtest.h>
 
+#include "core/bytes.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,10 +126,10 @@ TEST(Demangle, CxxAndPlainNames) {
 
 TEST(Crc32, MatchesTheIeeeCheckValue) {
   const std::string s = "123456789";
-  EXPECT_EQ(crc32_update(0, {reinterpret_cast<const uint8_t*>(s.data()), s.size()}), 0xCBF43926u);
+  EXPECT_EQ(kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()), s.size()}), 0xCBF43926u);
   // Incremental updates compose.
-  uint32_t c = crc32_update(0, {reinterpret_cast<const uint8_t*>(s.data()), 4});
-  c = crc32_update(c, {reinterpret_cast<const uint8_t*>(s.data()) + 4, 5});
+  uint32_t c = kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()), 4});
+  c = kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()) + 4, 5}, c);
   EXPECT_EQ(c, 0xCBF43926u);
 }
 
