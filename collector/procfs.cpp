@@ -1,6 +1,7 @@
 #include "collector/procfs.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "collector/perf_event.h"
 #include "core/bytes.h"
 #include "core/error.h"
 
@@ -165,11 +167,24 @@ std::string cpu_model_from_cpuinfo(std::string_view text) {
 // ---------------------------------------------------------------- readers
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Large reads: /proc files are generated per read() call, and kallsyms is
+  // megabytes, so small stream-buffer reads cost system time.
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return "";
+  std::string out;
+  constexpr size_t kStep = 256 << 10;
+  for (;;) {
+    const size_t old = out.size();
+    out.resize(old + kStep);
+    const ssize_t n = ::read(fd.get(), out.data() + old, kStep);
+    if (n <= 0) {
+      out.resize(old);
+      if (n < 0 && errno == EINTR) continue;
+      break;
+    }
+    out.resize(old + static_cast<size_t>(n));
+  }
+  return out;
 }
 
 static uint64_t clock_ns(clockid_t id) {

@@ -78,7 +78,7 @@ class ProfileWriter {
   ProfileWriter& operator=(ProfileWriter&&) noexcept;
   ~ProfileWriter();
 
-  // compress: zstd level 3 when it makes the chunk smaller.
+  // compress: zstd (fast level) when it makes the chunk smaller.
   void write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true);
   void write_end() { write_chunk(ChunkType::End, {}, false); }
   uint64_t bytes_written() const { return offset_; }

@@ -1,6 +1,7 @@
 #include "core/kernel_symbols.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <tuple>
 #include <unordered_map>
@@ -14,14 +15,31 @@ constexpr std::string_view kUnknown = "[unknown]";
 // in a gap (data, unlisted module, BPF) and is not attributed to it.
 constexpr uint64_t kMaxFunctionBytes = 1u << 20;
 
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> out;
+// Up to kMaxFields whitespace-separated fields of a line, without allocating
+// (kallsyms has ~100k lines). A line with more fields has size() > kMaxFields.
+struct Fields {
+  static constexpr size_t kMaxFields = 8;
+  std::array<std::string_view, kMaxFields> f;
+  size_t n = 0;
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  std::string_view operator[](size_t i) const { return f[i]; }
+};
+
+Fields split_fields(std::string_view line) {
+  Fields out;
   size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
     size_t j = i;
     while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
+    if (j > i) {
+      if (out.n == Fields::kMaxFields) {
+        ++out.n;  // too many: callers reject the line by its size
+        return out;
+      }
+      out.f[out.n++] = line.substr(i, j - i);
+    }
     i = j;
   }
   return out;
