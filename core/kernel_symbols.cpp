@@ -126,6 +126,7 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
   ks.hidden_ = any_line && !any_nonzero;
 
   std::sort(parsed.begin(), parsed.end(), [&](const Parsed& a, const Parsed& b) {
+    if (a.addr != b.addr) return a.addr < b.addr;  // the common case: no alias to rank
     const std::string& an = ks.names_[a.name];
     const std::string& bn = ks.names_[b.name];
     return std::forward_as_tuple(a.addr, a.rank, leading_underscores(an), an) <
