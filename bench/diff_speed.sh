@@ -28,9 +28,7 @@ JOBS=${JOBS:-$(nproc)}
 CPUS=$(nproc)
 find_kprof
 need perf
-PROGRAMS=${PROGRAMS:-$(dirname "$(dirname "$KPROF")")/tests/programs}
-[[ -x $PROGRAMS/kprof_prog_hotcold ]] ||
-  die "no kprof_prog_hotcold in $PROGRAMS (ninja kprof_programs, or set PROGRAMS=dir)"
+find_programs
 MAX_RATE=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 0)
 ((MAX_RATE == 0 || FREQ <= MAX_RATE)) ||
   die "FREQ=$FREQ is above kernel.perf_event_max_sample_rate ($MAX_RATE): lower FREQ"
@@ -44,22 +42,7 @@ SECONDS_RUN=$(awk -v s="$SAMPLES" -v f="$FREQ" -v c="$CPUS" 'BEGIN { printf "%.1
 # spin.sh COLD_FACTOR: JOBS processes for SECONDS_RUN, user-only, kernel-heavy
 # and shared-library work, so the profiles have kernel and user functions.
 SPIN=$W/spin.sh
-cat >"$SPIN" <<SPIN
-#!/bin/sh
-progs="kprof_prog_hotcold kprof_prog_syscalls kprof_prog_shlib"
-i=0
-for p in \$progs \$progs \$progs; do
-  [ \$i -ge $JOBS ] && break
-  if [ \$p = kprof_prog_hotcold ]; then
-    "$PROGRAMS/\$p" $SECONDS_RUN "\$1" >/dev/null &
-  else
-    "$PROGRAMS/\$p" $SECONDS_RUN >/dev/null &
-  fi
-  i=\$((i + 1))
-done
-wait
-SPIN
-chmod +x "$SPIN"
+write_spinner "$SPIN" "$JOBS" "$SECONDS_RUN"
 
 echo "recording ~$SAMPLES samples per file: -a for ${SECONDS_RUN}s on $CPUS CPUs at -F $FREQ," \
   "$JOBS spinners; base and new (kprof_cold x1.3), with kprof then perf"

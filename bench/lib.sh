@@ -72,3 +72,34 @@ filesize() { stat -c %s "$1"; }
 
 # Prints a table from lines of "|"-separated cells, columns aligned.
 table() { column -t -s '|'; }
+
+# Sets PROGRAMS to the test programs built beside $KPROF (tests/programs).
+find_programs() {
+  PROGRAMS=${PROGRAMS:-$(dirname "$(dirname "$KPROF")")/tests/programs}
+  [[ -x $PROGRAMS/kprof_prog_hotcold ]] ||
+    die "no kprof_prog_hotcold in $PROGRAMS (ninja kprof_programs, or set PROGRAMS=dir)"
+}
+
+# write_spinner FILE JOBS SECONDS: writes a script that runs JOBS test programs
+# for SECONDS, cycling through user-only (kprof_prog_hotcold, whose cold
+# factor is the script's $1, default 1), kernel-heavy and shared-library work,
+# so profiles have both kernel and user functions; it waits for them all.
+write_spinner() {
+  local file=$1 jobs=$2 seconds=$3
+  cat >"$file" <<SPIN
+#!/bin/sh
+progs="kprof_prog_hotcold kprof_prog_syscalls kprof_prog_shlib"
+i=0
+for p in \$progs \$progs \$progs; do
+  [ \$i -ge $jobs ] && break
+  if [ \$p = kprof_prog_hotcold ]; then
+    "$PROGRAMS/\$p" $seconds "\${1:-1}" >/dev/null &
+  else
+    "$PROGRAMS/\$p" $seconds >/dev/null &
+  fi
+  i=\$((i + 1))
+done
+wait
+SPIN
+  chmod +x "$file"
+}

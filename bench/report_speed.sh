@@ -19,9 +19,7 @@ JOBS=${JOBS:-$(nproc)}
 RUNS=${RUNS:-3}
 find_kprof
 need perf
-PROGRAMS=${PROGRAMS:-$(dirname "$(dirname "$KPROF")")/tests/programs}
-[[ -x $PROGRAMS/kprof_prog_hotcold ]] ||
-  die "no kprof_prog_hotcold in $PROGRAMS (ninja kprof_programs, or set PROGRAMS=dir)"
+find_programs
 STAMP=$(date +%Y%m%d-%H%M%S)
 W=$OUT/report_speed-$STAMP
 mkdir -p "$W"
@@ -31,18 +29,7 @@ RESULT=$OUT/report_speed-$STAMP.txt
 # shared-library work so the profile has both kernel and user addresses.
 SECONDS_RUN=$(awk -v s="$SAMPLES" -v f="$FREQ" -v j="$JOBS" 'BEGIN { printf "%d", s / (f * j) * 1.15 + 1 }')
 SPIN=$W/spin.sh
-cat >"$SPIN" <<SPIN
-#!/bin/sh
-progs="kprof_prog_hotcold kprof_prog_syscalls kprof_prog_shlib"
-i=0
-for p in \$progs \$progs \$progs; do
-  [ \$i -ge $JOBS ] && break
-  "$PROGRAMS/\$p" $SECONDS_RUN >/dev/null &
-  i=\$((i + 1))
-done
-wait
-SPIN
-chmod +x "$SPIN"
+write_spinner "$SPIN" "$JOBS" "$SECONDS_RUN"
 
 echo "recording ~$SAMPLES samples: $JOBS jobs x ${SECONDS_RUN}s at -F $FREQ, with kprof then perf"
 timed "$W/kprof-record.time" "$KPROF" record -F "$FREQ" -o "$W/big.kprof" -- "$SPIN" \
