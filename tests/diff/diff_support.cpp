@@ -181,36 +181,9 @@ DiffInput seed_oltp_input() {
   return in;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
 std::string golden_mismatch(const std::string& name, const std::string& actual) {
-  const std::string golden = std::string(KPROF_SOURCE_DIR) + "/tests/diff/golden/" + name;
-  if (const char* u = std::getenv("KPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    write_text(golden, actual);
-    return "";
-  }
-  if (read_text(golden) == actual) return "";
-  const std::string path = std::string(KPROF_TEST_BINARY_DIR) + "/" + name + ".actual";
-  write_text(path, actual);
-  std::string out = "golden " + name + " differs; actual output in " + path + "\n";
-  const std::string cmd = "diff -u '" + golden + "' '" + path + "' 2>&1";
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    ::pclose(p);
-  }
-  return out;
+  return test::golden_mismatch(std::string(KPROF_SOURCE_DIR) + "/tests/diff/golden",
+                               KPROF_TEST_BINARY_DIR, name, actual);
 }
 
 }  // namespace kprof::difftest

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/diff.h"
+#include "tests/support/text_files.h"
 
 namespace kprof::difftest {
 
@@ -35,7 +36,7 @@ DiffInput seed_oltp_input();
 // and returns `diff -u golden actual`; "" when equal.
 std::string golden_mismatch(const std::string& name, const std::string& actual);
 
-std::string read_text(const std::string& path);
-void write_text(const std::string& path, const std::string& text);
+using test::read_text;
+using test::write_text;
 
 }  // namespace kprof::difftest

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/text_files.h"
+
 namespace kprof::e2e {
 
 // How a finished command ended. `exit_code` follows the shell: the exit
@@ -69,8 +71,8 @@ class TempDir {
   std::string path_;
 };
 
-std::string read_text(const std::string& path);
-void write_text(const std::string& path, const std::string& text);
+using test::read_text;
+using test::write_text;
 
 std::string kprof_binary();                    // KPROF_BINARY
 std::string program(const std::string& name);  // KPROF_PROGRAMS_DIR/name

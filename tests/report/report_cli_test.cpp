@@ -23,8 +23,8 @@ CliRun run_kprof(const std::string& args, const std::string& dir) {
   CliRun r;
   int rc = std::system(cmd.c_str());
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = test::read_file(out_path);
-  r.err = test::read_file(err_path);
+  r.out = test::read_text(out_path);
+  r.err = test::read_text(err_path);
   return r;
 }
 
@@ -38,14 +38,14 @@ void expect_one_line_error(const CliRun& r, const std::string& command) {
 
 TEST(ReportCli, NotAProfile) {
   std::string dir = test::temp_dir("cli_not_profile");
-  test::write_file(dir + "/notes.txt", "this is not a profile, just some text\n");
+  test::write_text(dir + "/notes.txt", "this is not a profile, just some text\n");
   expect_one_line_error(run_kprof("report '" + dir + "/notes.txt'", dir), "report");
   expect_one_line_error(run_kprof("info '" + dir + "/notes.txt'", dir), "info");
 }
 
 TEST(ReportCli, EmptyFile) {
   std::string dir = test::temp_dir("cli_empty");
-  test::write_file(dir + "/empty.kprof", "");
+  test::write_text(dir + "/empty.kprof", "");
   expect_one_line_error(run_kprof("report '" + dir + "/empty.kprof'", dir), "report");
   expect_one_line_error(run_kprof("info '" + dir + "/empty.kprof'", dir), "info");
 }
@@ -79,7 +79,7 @@ TEST(ReportCli, ReportsAProfileAndWritesCsv) {
   EXPECT_NE(r.out.find("# event:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("70  70.0000  bench  main"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("schedule"), std::string::npos) << r.out;
-  std::string csv = test::read_file(dir + "/out.csv");
+  std::string csv = test::read_text(dir + "/out.csv");
   EXPECT_EQ(csv,
             "samples,percent,image,function,mode\r\n"
             "70,70.0000,/usr/bin/bench,main,user\r\n"

@@ -215,8 +215,8 @@ ProfileBuilder cut_short_builder() {
 
 std::string chopped_profile(const std::string& name) {
   std::string path = cut_short_builder().write(test::temp_dir(name) + "/" + name + ".kprof");
-  std::string bytes = test::read_file(path);
-  test::write_file(path, bytes.substr(0, bytes.size() - 7));
+  std::string bytes = test::read_text(path);
+  test::write_text(path, bytes.substr(0, bytes.size() - 7));
   return path;
 }
 

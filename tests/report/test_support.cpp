@@ -87,45 +87,9 @@ std::string temp_dir(const std::string& name) {
   return dir.string();
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << bytes;
-  if (!f) throw std::runtime_error("cannot write " + path);
-}
-
 std::string golden_mismatch(const std::string& name, const std::string& actual) {
-  const std::string golden = std::string(KPROF_SOURCE_DIR) + "/tests/report/golden/" + name;
-  const char* update = std::getenv("KPROF_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    write_file(golden, actual);
-    return "";
-  }
-  std::string expected;
-  try {
-    expected = read_file(golden);
-  } catch (const std::exception&) {
-    expected = "<missing golden file " + golden + ">\n";
-  }
-  if (expected == actual) return "";
-  const std::string actual_path = std::string(KPROF_TEST_BINARY_DIR) + "/" + name + ".actual";
-  write_file(actual_path, actual);
-  std::string cmd = "diff -u '" + golden + "' '" + actual_path + "' 2>&1";
-  std::string out = "golden mismatch (rerun with KPROF_UPDATE_GOLDEN=1 to accept):\n";
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
+  return golden_mismatch(std::string(KPROF_SOURCE_DIR) + "/tests/report/golden",
+                         KPROF_TEST_BINARY_DIR, name, actual);
 }
 
 }  // namespace kprof::test

@@ -8,6 +8,7 @@
 
 #include "core/format.h"
 #include "core/model.h"
+#include "tests/support/text_files.h"
 
 namespace kprof::test {
 
@@ -36,8 +37,5 @@ std::string temp_dir(const std::string& name);
 // it rewrites the golden file instead. On mismatch writes <build dir>/<name>.actual
 // and returns the `diff -u` output; returns "" when equal.
 std::string golden_mismatch(const std::string& name, const std::string& actual);
-
-std::string read_file(const std::string& path);
-void write_file(const std::string& path, const std::string& bytes);
 
 }  // namespace kprof::test
