@@ -18,8 +18,13 @@ find_kprof() {
     [[ -x $KPROF ]] || die "KPROF=$KPROF is not an executable"
     return
   fi
-  KPROF=$(ls -t "$ROOT"/build*/cli/kprof "$ROOT"/build*/kprof 2>/dev/null | head -1 || true)
-  [[ -n $KPROF ]] || die "no built kprof under $ROOT/build*/ (build it, or set KPROF=path)"
+  # The release build of scripts/test.sh and scripts/demo.sh; never whichever
+  # build is newest, which may be a sanitizer or fuzzing one.
+  KPROF=$ROOT/build/cli/kprof
+  [[ -x $KPROF ]] || die "no $KPROF (build it: cmake -S . -B build -G Ninja && ninja -C build; or set KPROF=path)"
+  if grep -qs '^KPROF_SANITIZE:BOOL=ON' "$ROOT/build/CMakeCache.txt"; then
+    die "$ROOT/build is a sanitizer build: timings would be meaningless (set KPROF=path)"
+  fi
 }
 
 need() { for t in "$@"; do command -v "$t" >/dev/null || die "needs '$t' on PATH"; done; }
