@@ -182,31 +182,57 @@ ProfileWriter ProfileWriter::append(const std::string& path) {
   return w;
 }
 
-void ProfileWriter::write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress) {
-  const char* name = chunk_type_name(static_cast<uint16_t>(type));
-  if (fd_ < 0)
-    throw Error("internal: writing chunk '" + std::string(name) + "' to a closed profile");
+StoredChunk pack_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress) {
   if (payload.size() > kMaxChunkBytes) {
-    throw Error("internal: chunk '" + std::string(name) + "' of " + std::to_string(payload.size()) +
-                " bytes is over the limit of " + std::to_string(kMaxChunkBytes));
+    throw Error("internal: chunk '" + std::string(chunk_type_name(static_cast<uint16_t>(type))) +
+                "' of " + std::to_string(payload.size()) + " bytes is over the limit of " +
+                std::to_string(kMaxChunkBytes));
   }
-  std::vector<uint8_t> packed;
-  std::span<const uint8_t> stored = payload;
-  uint16_t flags = 0;
+  StoredChunk c;
+  c.type = static_cast<uint16_t>(type);
+  c.raw_len = static_cast<uint32_t>(payload.size());
   if (compress && payload.size() > 64) {
-    packed.resize(ZSTD_compressBound(payload.size()));
-    const size_t n = ZSTD_compress(packed.data(), packed.size(), payload.data(), payload.size(), kZstdLevel);
+    c.bytes.resize(ZSTD_compressBound(payload.size()));
+    const size_t n =
+        ZSTD_compress(c.bytes.data(), c.bytes.size(), payload.data(), payload.size(), kZstdLevel);
     if (!ZSTD_isError(n) && n < payload.size()) {
-      packed.resize(n);
-      stored = packed;
-      flags |= kChunkZstd;
+      c.bytes.resize(n);
+      c.flags = kChunkZstd;
+      return c;
     }
   }
+  c.bytes.assign(payload.begin(), payload.end());
+  return c;
+}
+
+void ProfileWriter::write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress) {
+  if (compress && payload.size() > 64) {
+    write_stored(pack_chunk(type, payload, compress));
+  } else {
+    write_raw(static_cast<uint16_t>(type), 0, static_cast<uint32_t>(payload.size()), payload);
+  }
+}
+
+void ProfileWriter::write_stored(const StoredChunk& c) {
+  write_raw(c.type, c.flags, c.raw_len, c.bytes);
+}
+
+void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
+                              std::span<const uint8_t> stored) {
+  const char* name = chunk_type_name(type);
+  if (fd_ < 0)
+    throw Error("internal: writing chunk '" + std::string(name) + "' to a closed profile");
+  if (stored.size() > kMaxChunkBytes || raw_len > kMaxChunkBytes ||
+      (!(flags & kChunkZstd) && raw_len != stored.size())) {
+    throw Error("internal: chunk '" + std::string(name) + "' of " + std::to_string(raw_len) +
+                " bytes (" + std::to_string(stored.size()) + " stored) is malformed or over " +
+                "the limit of " + std::to_string(kMaxChunkBytes));
+  }
   ByteWriter h;
-  h.u16(static_cast<uint16_t>(type));
+  h.u16(type);
   h.u16(flags);
   h.u32(static_cast<uint32_t>(stored.size()));
-  h.u32(static_cast<uint32_t>(payload.size()));
+  h.u32(raw_len);
   h.u32(crc32(stored));
   int e = pwrite_all(fd_, h.bytes(), offset_);
   if (e == 0) e = pwrite_all(fd_, stored, offset_ + kChunkHeaderBytes);
@@ -343,7 +369,9 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
     if (want(h.type)) {
       Chunk chunk;
       chunk.type = h.type;
+      chunk.flags = h.flags;
       chunk.offset = pos;
+      chunk.stored = file.subspan(body, h.stored_len);
       if (std::string problem = unpack(h, file.subspan(body, h.stored_len), &chunk.payload);
           !problem.empty()) {
         status_.problem = where + ": " + problem;

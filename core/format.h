@@ -60,6 +60,19 @@ Summary decode_summary(std::span<const uint8_t>);
 std::vector<uint8_t> encode_histogram(const Histogram&);
 Histogram decode_histogram(std::span<const uint8_t>);
 
+// A chunk in its stored form (what follows its header in a file), so it can be
+// copied from one file to another without compressing it again: kprof record
+// keeps this boot's kallsyms snapshot this way (collector/kallsyms_cache.h).
+struct StoredChunk {
+  uint16_t type = 0;
+  uint16_t flags = 0;  // kChunkZstd
+  uint32_t raw_len = 0;
+  std::vector<uint8_t> bytes;  // the stored (maybe compressed) payload
+};
+// Packs a payload as ProfileWriter::write_chunk does: zstd (fast level) when
+// `compress` and that makes it smaller, else the bytes as they are.
+StoredChunk pack_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true);
+
 // Appends chunks to a file. Owns the fd. Creating refuses to follow a
 // symlink or write into a directory, and uses mode 0600 (the file holds
 // kernel addresses). Every write error throws kprof::Error naming the file
@@ -80,12 +93,14 @@ class ProfileWriter {
 
   // compress: zstd (fast level) when it makes the chunk smaller.
   void write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true);
+  void write_stored(const StoredChunk& chunk);
   void write_end() { write_chunk(ChunkType::End, {}, false); }
   uint64_t bytes_written() const { return offset_; }
   const std::string& path() const { return path_; }
 
  private:
   ProfileWriter(int fd, std::string path, uint64_t offset);
+  void write_raw(uint16_t type, uint16_t flags, uint32_t raw_len, std::span<const uint8_t> stored);
   int fd_ = -1;
   std::string path_;
   uint64_t offset_ = 0;
@@ -93,17 +108,19 @@ class ProfileWriter {
 
 // Where reading stopped.
 struct ReadStatus {
-  bool complete = false;     // End chunk seen
-  uint64_t good_bytes = 0;   // bytes up to the end of the last good chunk
+  bool complete = false;    // End chunk seen
+  uint64_t good_bytes = 0;  // bytes up to the end of the last good chunk
   uint64_t file_bytes = 0;
-  std::string problem;       // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
+  std::string problem;  // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
 };
 
 // One chunk as read: type and its decompressed payload.
 struct Chunk {
   uint16_t type = 0;
+  uint16_t flags = 0;
   uint64_t offset = 0;  // of the chunk header in the file
   std::vector<uint8_t> payload;
+  std::span<const uint8_t> stored;  // as in the file (checksum verified); the reader's bytes
 };
 
 // Reads a profile from memory (the caller owns the bytes) or a file.

@@ -156,6 +156,51 @@ TEST(Format, CompressionOnlyWhenSmaller) {
   EXPECT_NE(r.status().problem.find("cut short"), std::string::npos) << r.status().problem;
 }
 
+TEST(Format, StoredChunkIsCopiedWithoutChange) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "ffffffff8100" + std::to_string(1000 + i) + " T f\n";
+  const StoredChunk packed = pack_chunk(ChunkType::Kallsyms, as_bytes(text));
+  EXPECT_EQ(packed.type, static_cast<uint16_t>(ChunkType::Kallsyms));
+  EXPECT_EQ(packed.flags, kChunkZstd);
+  EXPECT_EQ(packed.raw_len, text.size());
+  EXPECT_LT(packed.bytes.size(), text.size());
+  EXPECT_EQ(pack_chunk(ChunkType::Modules, as_bytes("short"), true).flags, 0);  // too small
+
+  // Written as stored, read back: the same payload, and the same stored bytes,
+  // so it can be copied on into a third file.
+  {
+    auto w = ProfileWriter::create(dir.file("a.kprof"));
+    w.write_stored(packed);
+    w.write_end();
+  }
+  StoredChunk copy;
+  ProfileReader r = ProfileReader::open(dir.file("a.kprof"));
+  r.for_each_chunk([](uint16_t t) { return t == static_cast<uint16_t>(ChunkType::Kallsyms); },
+                   [&](const Chunk& c) {
+                     EXPECT_EQ(std::string(c.payload.begin(), c.payload.end()), text);
+                     EXPECT_EQ(c.flags, kChunkZstd);
+                     copy = {c.type, c.flags, static_cast<uint32_t>(c.payload.size()),
+                             std::vector<uint8_t>(c.stored.begin(), c.stored.end())};
+                   });
+  EXPECT_TRUE(r.status().complete) << r.status().problem;
+  EXPECT_EQ(copy.bytes, packed.bytes);
+  {
+    auto w = ProfileWriter::create(dir.file("b.kprof"));
+    w.write_stored(copy);
+  }
+  std::vector<uint8_t> a = read_bytes(dir.file("a.kprof"));
+  a.resize(a.size() - kChunkHeaderBytes);  // less the End chunk
+  EXPECT_EQ(read_bytes(dir.file("b.kprof")), a);
+
+  // A stored chunk whose lengths disagree is refused before anything is written.
+  StoredChunk bad = packed;
+  bad.flags = 0;  // raw_len != stored size without compression
+  auto w = ProfileWriter::create(dir.file("c.kprof"));
+  EXPECT_THROW(w.write_stored(bad), Error);
+  EXPECT_EQ(w.bytes_written(), kHeaderBytes);
+}
+
 TEST(Format, TruncatedAtEveryByte) {
   TempDir dir;
   const auto path = dir.file("t.kprof");
