@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/parse.h"
+#include "collector/kallsyms_cache.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
@@ -31,6 +32,7 @@ struct Args {
   std::string output = "kprof.data";
   std::vector<std::string> scores;  // NAME=VALUE
   bool freq_given = false;
+  bool no_kallsyms_cache = false;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -53,6 +55,9 @@ void add_options(CLI::App& app, Args& a) {
                  "work score of this run, NAME=VALUE (higher is better); repeatable");
   app.add_option("--mmap-pages", a.rec.mmap_pages, "ring buffer data pages per CPU (power of 2)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--no-kallsyms-cache", a.no_kallsyms_cache,
+               "read /proc/kallsyms now instead of this boot's cached snapshot "
+               "($XDG_CACHE_HOME/kprof or ~/.cache/kprof)");
 }
 
 std::map<std::string, double> parse_scores(const std::vector<std::string>& scores) {
@@ -126,8 +131,13 @@ void undo_create(const std::string& path) {
   if (std::filesystem::exists(path + ".old", ec)) std::filesystem::rename(path + ".old", path, ec);
 }
 
-void symbolize(const collector::Recorder& rec, const AddressAggregator& agg, ProfileWriter& w) {
+void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWriter& w) {
   KernelSymbols kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
+  if (rec.kallsyms_from_cache() && !kernel_ips_in_boot_static_text(agg.counts(), kernel)) {
+    // A sample in BPF or trampoline text, which the cached snapshot may predate.
+    rec.refresh_kallsyms(w);
+    kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
+  }
   ElfResolver resolver;
   Histogram h = build_histogram(agg.counts(), kernel, resolver);
   std::vector<uint8_t> payload = encode_histogram(h);
@@ -167,6 +177,7 @@ int cmd_record(int argc, char** argv) {
     a.rec.command.erase(a.rec.command.begin());
   validate(a);
   a.rec.progress = ::isatty(STDERR_FILENO) != 0;
+  if (!a.no_kallsyms_cache) a.rec.kallsyms_cache = collector::KallsymsCache::default_dir();
 
   collector::Recorder rec(a.rec);  // events open, workload ready: now the file
   move_aside(a.output);

@@ -166,17 +166,18 @@ std::string cpu_model_from_cpuinfo(std::string_view text) {
 
 // ---------------------------------------------------------------- readers
 
-std::string read_text_file(const std::string& path) {
+std::string read_text_file(const std::string& path, size_t max_bytes) {
   // Large reads: /proc files are generated per read() call, and kallsyms is
   // megabytes, so small stream-buffer reads cost system time.
   const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return "";
   std::string out;
   constexpr size_t kStep = 256 << 10;
-  for (;;) {
+  while (out.size() < max_bytes) {
     const size_t old = out.size();
-    out.resize(old + kStep);
-    const ssize_t n = ::read(fd.get(), out.data() + old, kStep);
+    const size_t step = std::min(kStep, max_bytes - old);
+    out.resize(old + step);
+    const ssize_t n = ::read(fd.get(), out.data() + old, step);
     if (n <= 0) {
       out.resize(old);
       if (n < 0 && errno == EINTR) continue;

@@ -36,8 +36,9 @@ std::string cpu_model_from_cpuinfo(std::string_view text);
 
 // ---------------------------------------------------------------- readers
 
-// Whole file as text; "" when it does not exist or cannot be read.
-std::string read_text_file(const std::string& path);
+// Whole file (or its first max_bytes) as text; "" when it does not exist or
+// cannot be read.
+std::string read_text_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 uint64_t monotonic_ns();
 uint64_t realtime_ns();

@@ -14,6 +14,7 @@
 
 #include "collector/event_set.h"
 #include "collector/events.h"
+#include "collector/kallsyms_cache.h"
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
 #include "collector/workload.h"
@@ -157,7 +158,9 @@ struct Recorder::Impl {
   std::optional<EventSet> events;
   Fd pidfd;  // -p: readable when the process exits
   RunInfo run;
-  std::string kallsyms, modules;
+  KallsymsSnapshot kallsyms;
+  bool kallsyms_cached = false;  // taken from the per-boot cache, not read now
+  std::string modules;
   Batch synthesized;     // -a / -p: what already ran, from /proc
   Batch batch;           // reused by every drain round
   uint64_t damaged = 0;  // perf records that did not decode
@@ -188,7 +191,18 @@ const RunInfo& Recorder::run_info() const {
   return impl_->run;
 }
 const std::string& Recorder::kallsyms() const {
-  return impl_->kallsyms;
+  return impl_->kallsyms.text;
+}
+bool Recorder::kallsyms_from_cache() const {
+  return impl_->kallsyms_cached;
+}
+void Recorder::refresh_kallsyms(ProfileWriter& w) {
+  Impl& m = *impl_;
+  m.kallsyms = read_kallsyms_snapshot();
+  m.kallsyms_cached = false;
+  w.write_stored(m.kallsyms.chunk);
+  KallsymsCache(m.opt.kallsyms_cache).store(m.kallsyms.chunk, m.modules);
+  m.kallsyms.chunk = {};
 }
 const std::string& Recorder::modules() const {
   return impl_->modules;
@@ -239,9 +253,16 @@ void Recorder::Impl::setup() {
   run.cpu_model = cpu_model();
   run.ncpus = online_cpus();
   run.scores = opt.scores;
-  kallsyms = read_kallsyms();
   modules = read_modules();
-  if (kptr_restrict() != 0 && kallsyms.starts_with("0000000000000000")) {
+  const KallsymsCache cache(opt.kallsyms_cache);
+  if (auto snap = cache.load(modules)) {
+    kallsyms = std::move(*snap);
+    kallsyms_cached = true;
+  } else {
+    kallsyms = read_kallsyms_snapshot();
+    cache.store(kallsyms.chunk, modules);
+  }
+  if (kptr_restrict() != 0 && kallsyms.text.starts_with("0000000000000000")) {
     run.notices.push_back("kernel addresses are hidden (kernel.kptr_restrict is " +
                           std::to_string(kptr_restrict()) +
                           "): kernel samples stay unnamed; `sysctl kernel.kptr_restrict=0`");
@@ -345,10 +366,11 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
     auto as_bytes = [](const std::string& s) {
       return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
     };
-    w.write_chunk(ChunkType::Kallsyms, as_bytes(m.kallsyms));
+    w.write_stored(m.kallsyms.chunk);
+    m.kallsyms.chunk = {};
     w.write_chunk(ChunkType::Modules, as_bytes(m.modules));
-    // Released only now: compressing the kallsyms snapshot takes a while, and
-    // the workload's wall time and the first poll should not include it.
+    // Released only now, so the workload's wall time and the first poll do
+    // not include writing the snapshots.
     m.go();
     out.add(m.synthesized);
     m.synthesized.clear();

@@ -3,7 +3,8 @@
 // Construction does what can fail before a profile file exists: resolves
 // the event, forks the workload (held before exec), opens the events (with
 // the fallbacks of event_set.h), maps the rings and takes the kallsyms and
-// modules snapshots. So a caller creates its output file only once the
+// modules snapshots (kallsyms_cache.h: from this boot's cache when it is
+// valid). So a caller creates its output file only once the
 // events are open. run() then writes, through the given ProfileWriter:
 //   Meta (RunInfo), Kallsyms, Modules,
 //   (then enables the events / releases the workload to exec: an exec
@@ -49,6 +50,9 @@ struct RecordOptions {
   std::vector<std::string> command;      // the workload; may be empty with -a / -p
   std::map<std::string, double> scores;  // --score NAME=VALUE, stored in RunInfo
   size_t mmap_pages = 128;               // --mmap-pages: data pages per CPU ring (power of two)
+  // Directory of this boot's kallsyms snapshot (kallsyms_cache.h); "" = read
+  // /proc/kallsyms every time.
+  std::string kallsyms_cache;
   bool progress = false;  // live "N samples" line on stderr (set when stderr is a tty)
 };
 
@@ -64,6 +68,13 @@ class Recorder {
   // for symbolizing once run() returns.
   const std::string& kallsyms() const;
   const std::string& modules() const;
+  // Whether kallsyms() came from this boot's cache rather than being read at
+  // the start of this recording. Then a sample in kernel text that can change
+  // within a boot (KernelSymbols::in_boot_static_text) calls for
+  // refresh_kallsyms(): it reads /proc/kallsyms now, appends it to `out` as a
+  // further Kallsyms chunk (readers take the last one) and updates the cache.
+  bool kallsyms_from_cache() const;
+  void refresh_kallsyms(ProfileWriter& out);
   // perf records that did not decode (counted and skipped); 0 normally.
   uint64_t damaged_records() const;
   // Whether run() got as far as starting the recording (false when it threw

@@ -154,6 +154,13 @@ class HistogramBuilder {
 
 }  // namespace
 
+bool kernel_ips_in_boot_static_text(const AddressCounts& counts, const KernelSymbols& kernel) {
+  for (const auto& [key, c] : counts.counts) {
+    if (is_kernel_mode(key.mode) && !kernel.in_boot_static_text(key.ip)) return false;
+  }
+  return true;
+}
+
 Histogram build_histogram(const AddressCounts& counts, const KernelSymbols& kernel,
                           UserSymbolResolver& user) {
   HistogramBuilder b;

@@ -65,6 +65,10 @@ class AddressAggregator : public RecordSink {
   AddressCounts counts_;
 };
 
+// Whether every kernel address in `counts` lies in text whose names cannot
+// change within a boot (KernelSymbols::in_boot_static_text).
+bool kernel_ips_in_boot_static_text(const AddressCounts& counts, const KernelSymbols& kernel);
+
 // Names user addresses inside one mapping.
 class UserSymbolResolver {
  public:

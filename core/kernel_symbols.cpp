@@ -135,6 +135,10 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
   for (const auto& p : parsed) {
     if (!ks.syms_.empty() && ks.syms_.back().addr == p.addr) continue;  // alias
     ks.syms_.push_back({p.addr, p.name, p.module});
+    if (p.module == 0) {
+      if (ks.kernel_first_ > ks.kernel_last_) ks.kernel_first_ = p.addr;
+      ks.kernel_last_ = p.addr;
+    }
   }
 
   // /proc/modules: "name size refcount deps state 0xaddr [taints]".
@@ -183,6 +187,14 @@ KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
     if (has_range_[s.module]) return unknown;
   }
   return {images_[s.module], names_[s.name]};
+}
+
+bool KernelSymbols::in_boot_static_text(uint64_t addr) const {
+  if (hidden_) return true;
+  if (addr >= kernel_first_ && addr <= kernel_last_) return true;
+  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
+                                [](uint64_t a, const Range& r) { return a < r.start; });
+  return range != ranges_.begin() && addr < std::prev(range)->end;
 }
 
 }  // namespace kprof

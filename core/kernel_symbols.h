@@ -30,6 +30,13 @@ class KernelSymbols {
   static KernelSymbols parse(std::string_view kallsyms, std::string_view modules);
 
   Hit lookup(uint64_t addr) const;
+  // Whether the snapshot's answer for addr holds for the whole boot: addr lies
+  // between the kernel image's first and last function symbols, or inside a
+  // /proc/modules range (true as well when addresses are hidden: nothing
+  // newer would help). Other kernel text (BPF programs, ftrace and kprobe
+  // trampolines) comes and goes, so an older snapshot of this boot may not
+  // know it (collector/kallsyms_cache.h).
+  bool in_boot_static_text(uint64_t addr) const;
   bool addresses_hidden() const { return hidden_; }
   size_t size() const { return syms_.size(); }
   size_t skipped_lines() const { return skipped_; }
@@ -44,11 +51,12 @@ class KernelSymbols {
     uint64_t start, end;
     uint32_t module;
   };
-  std::vector<Sym> syms_;    // sorted by addr
+  std::vector<Sym> syms_;      // sorted by addr
   std::vector<Range> ranges_;  // sorted by start
   std::vector<std::string> names_;
   std::vector<std::string> images_;
-  std::vector<bool> has_range_;  // per image: /proc/modules gave its address range
+  std::vector<bool> has_range_;                  // per image: /proc/modules gave its address range
+  uint64_t kernel_first_ = 1, kernel_last_ = 0;  // the kernel image's function span
   bool hidden_ = false;
   size_t skipped_ = 0;
 };

@@ -137,5 +137,28 @@ TEST(Kallsyms, OddModulesLinesAreSkipped) {
   EXPECT_EQ(hit.function, "[unknown]");
 }
 
+TEST(Kallsyms, BootStaticTextIsTheImageSpanAndModuleRanges) {
+  const auto ks = KernelSymbols::parse(
+      std::string(kKallsyms) + "ffffffffc0c00000 t bpf_prog_1234_filter\t[bpf]\n", kModules);
+  EXPECT_TRUE(ks.in_boot_static_text(0xffffffff81000000ULL));  // first kernel symbol
+  EXPECT_TRUE(ks.in_boot_static_text(0xffffffff81002345ULL));
+  EXPECT_TRUE(ks.in_boot_static_text(0xffffffff81004000ULL));   // last kernel symbol
+  EXPECT_FALSE(ks.in_boot_static_text(0xffffffff81004001ULL));  // past it: may be newer text
+  EXPECT_FALSE(ks.in_boot_static_text(0xffffffff80ffffffULL));
+  EXPECT_TRUE(ks.in_boot_static_text(0xffffffffc0a0ffffULL));   // inside ext4's range
+  EXPECT_FALSE(ks.in_boot_static_text(0xffffffffc0a10000ULL));  // just past it
+  EXPECT_TRUE(ks.in_boot_static_text(0xffffffffc0b00000ULL));   // xfs
+  // A BPF program is named, but comes and goes within a boot.
+  EXPECT_EQ(ks.lookup(0xffffffffc0c00010ULL).function, "bpf_prog_1234_filter");
+  EXPECT_FALSE(ks.in_boot_static_text(0xffffffffc0c00010ULL));
+}
+
+TEST(Kallsyms, BootStaticTextWhenAddressesAreHiddenOrAbsent) {
+  const auto hidden = KernelSymbols::parse("0000000000000000 T _stext\n", "");
+  EXPECT_TRUE(hidden.in_boot_static_text(0xffffffff81000000ULL));  // nothing newer would help
+  const auto empty = KernelSymbols::parse("", "");
+  EXPECT_FALSE(empty.in_boot_static_text(0xffffffff81000000ULL));
+}
+
 }  // namespace
 }  // namespace kprof

@@ -1,0 +1,122 @@
+// kprof record with this boot's cached kallsyms snapshot
+// (collector/kallsyms_cache.h): later recordings copy it instead of reading
+// /proc/kallsyms, and a snapshot that misses a sampled kernel address is
+// read afresh.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "collector/kallsyms_cache.h"
+#include "collector/procfs.h"
+#include "core/format.h"
+#include "tests/e2e/e2e_helpers.h"
+
+namespace kprof::e2e {
+namespace {
+
+class KallsymsCacheE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!can_sample(&why)) GTEST_SKIP() << why;
+    if (cache_.path().empty()) GTEST_SKIP() << "no boot id here: kprof records without a cache";
+  }
+
+  // kprof record of the syscall program (mostly kernel samples), with the
+  // cache under dir_.
+  RunResult record(const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {
+        "/usr/bin/env", "XDG_CACHE_HOME=" + xdg_, kprof_binary(), "record", "-F", "999", "-o", out};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.insert(argv.end(), {"--", program("kprof_prog_syscalls"), "1"});
+    RunResult r = run(argv, dir_.path(), 60);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    return r;
+  }
+
+  // The stored bytes of every Kallsyms chunk of a profile, in order.
+  static std::vector<std::vector<uint8_t>> kallsyms_chunks(const std::string& path) {
+    std::vector<std::vector<uint8_t>> out;
+    ProfileReader reader = ProfileReader::open(path);
+    reader.for_each_chunk(
+        [](uint16_t t) { return t == static_cast<uint16_t>(ChunkType::Kallsyms); },
+        [&](const Chunk& c) { out.emplace_back(c.stored.begin(), c.stored.end()); });
+    return out;
+  }
+
+  // Kernel samples, and those with a function name.
+  static std::pair<uint64_t, uint64_t> kernel_named(const Histogram& h) {
+    uint64_t kernel = 0, named = 0;
+    for (const FunctionCount& row : h.rows) {
+      if (row.mode != Mode::Kernel) continue;
+      kernel += row.samples;
+      if (!row.function.empty() && row.function != "[unknown]") named += row.samples;
+    }
+    return {kernel, named};
+  }
+
+  TempDir dir_;
+  std::string xdg_ = dir_.file("xdg");
+  collector::KallsymsCache cache_{xdg_ + "/kprof"};
+};
+
+TEST_F(KallsymsCacheE2E, LaterRecordingsCopyThisBootsSnapshot) {
+  const std::string first = dir_.file("1.kprof"), second = dir_.file("2.kprof");
+  record(first);
+  ASSERT_TRUE(std::filesystem::exists(cache_.path())) << "the first recording stores it";
+  const auto cached = cache_.load(collector::read_modules());
+  ASSERT_TRUE(cached.has_value());
+
+  record(second);
+  const auto chunks = kallsyms_chunks(second);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0], cached->chunk.bytes) << "copied as stored, not read and packed again";
+  Profile p = load_profile(second);
+  EXPECT_EQ(p.kallsyms, cached->text);
+  EXPECT_EQ(p.kallsyms, load_profile(first).kallsyms);
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
+  const auto [kernel, named] = kernel_named(*p.histogram);
+  ASSERT_GT(kernel, 100u);
+  EXPECT_GE(named * 10, kernel * 9) << named << " of " << kernel << " kernel samples named";
+}
+
+TEST_F(KallsymsCacheE2E, NoCacheOptionReadsKallsymsAndStoresNothing) {
+  record(dir_.file("n.kprof"), {"--no-kallsyms-cache"});
+  EXPECT_FALSE(std::filesystem::exists(xdg_));
+  EXPECT_EQ(kallsyms_chunks(dir_.file("n.kprof")).size(), 1u);
+}
+
+TEST_F(KallsymsCacheE2E, SnapshotMissingASampledAddressIsReadAfresh) {
+  // A cached snapshot of this boot that knows only the lowest kernel
+  // addresses, as one taken before a BPF program was loaded knows nothing of
+  // it. It still passes the cache's checks (same first 64 KiB, same modules).
+  const std::string modules = collector::read_modules();
+  const std::string full = collector::read_kallsyms();
+  const std::string partial = full.substr(0, full.find('\n', 128 << 10) + 1);
+  ASSERT_LT(partial.size(), full.size() / 4);
+  cache_.store(pack_chunk(ChunkType::Kallsyms,
+                          {reinterpret_cast<const uint8_t*>(partial.data()), partial.size()}),
+               modules);
+  ASSERT_TRUE(cache_.load(modules).has_value());
+
+  const std::string out = dir_.file("r.kprof");
+  record(out);
+  Profile p = load_profile(out);
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
+  // The syscall path lies far above the partial snapshot: kprof read
+  // /proc/kallsyms again, appended it (readers take the last) and named it.
+  EXPECT_EQ(kallsyms_chunks(out).size(), 2u);
+  EXPECT_GT(p.kallsyms.size(), full.size() / 2);
+  const auto [kernel, named] = kernel_named(*p.histogram);
+  ASSERT_GT(kernel, 100u);
+  EXPECT_GE(named * 10, kernel * 9) << named << " of " << kernel << " kernel samples named";
+  // ... and the cache holds the whole snapshot now.
+  const auto now = cache_.load(modules);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->text, p.kallsyms);
+}
+
+}  // namespace
+}  // namespace kprof::e2e
