@@ -1,5 +1,7 @@
 #include "core/bytes.h"
 
+#include <zlib.h>
+
 #include <array>
 #include <cstring>
 #include <string>
@@ -139,25 +141,17 @@ size_t ByteReader::count(size_t min_element_bytes) {
   return static_cast<size_t>(n);
 }
 
-namespace {
-
-constexpr std::array<uint32_t, 256> make_crc_table() {
-  std::array<uint32_t, 256> t{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
-constexpr auto kCrcTable = make_crc_table();
-
-}  // namespace
-
 uint32_t crc32(std::span<const uint8_t> data, uint32_t seed) {
-  uint32_t c = ~seed;
-  for (uint8_t b : data) c = kCrcTable[(c ^ b) & 0xff] ^ (c >> 8);
-  return ~c;
+  // zlib's CRC-32 (the same polynomial and conditioning as before; several
+  // times faster than a byte-wise table on the ~1 MB kallsyms chunk). Its
+  // length is uInt: feed it in pieces below 4 GiB.
+  uLong c = seed;
+  while (!data.empty()) {
+    const size_t n = std::min<size_t>(data.size(), 1u << 30);
+    c = ::crc32(c, data.data(), static_cast<uInt>(n));
+    data = data.subspan(n);
+  }
+  return static_cast<uint32_t>(c);
 }
 
 }  // namespace kprof
