@@ -84,7 +84,73 @@ size_t leading_underscores(std::string_view s) {
   return n;
 }
 
+// One kallsyms line: "ADDR TYPE NAME" or "ADDR TYPE NAME [MODULE]".
+struct KallsymsLine {
+  uint64_t addr = 0;
+  char type = 0;
+  std::string_view name, module;
+};
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+bool is_bracketed(std::string_view s) {
+  return s.size() >= 3 && s.front() == '[' && s.back() == ']';
+}
+
+// The layout the kernel prints on 64-bit ("%px %c %s", then "\t[%s]" for a
+// module), taken without splitting the line. Returns false for anything
+// else, which split_line() then judges; for the lines it takes, the result
+// is the same as split_line()'s.
+bool parse_usual_line(std::string_view line, KallsymsLine* out) {
+  if (line.size() < 20 || line[16] != ' ' || line[18] != ' ' || is_space(line[17])) return false;
+  uint64_t addr = 0;
+  for (size_t i = 0; i < 16; ++i) {
+    const int d = hex_digit(line[i]);
+    if (d < 0) return false;
+    addr = addr << 4 | static_cast<uint64_t>(d);
+  }
+  std::string_view rest = line.substr(19);
+  const size_t tab = rest.find('\t');
+  const std::string_view name = rest.substr(0, tab);
+  std::string_view module;
+  if (tab != std::string_view::npos) {
+    module = rest.substr(tab + 1);
+    if (!is_bracketed(module) || std::ranges::any_of(module, is_space)) return false;
+  }
+  if (name.empty() || std::ranges::any_of(name, is_space)) return false;
+  *out = {addr, line[17], name, module};
+  return true;
+}
+
+// Any whitespace-separated line. Returns false for a malformed one (counted
+// as skipped); *blank tells an empty line, which is not counted.
+bool split_line(std::string_view line, KallsymsLine* out, bool* blank) {
+  const auto f = split_fields(line);
+  *blank = f.empty();
+  if (f.size() < 3 || f.size() > 4 || f[1].size() != 1 || !parse_u64(f[0], 16, &out->addr) ||
+      (f.size() == 4 && !is_bracketed(f[3]))) {
+    return false;
+  }
+  out->type = f[1][0];
+  out->name = f[2];
+  out->module = f.size() == 4 ? f[3] : std::string_view();
+  return true;
+}
+
 }  // namespace
+
+std::string_view KernelSymbols::name_at(uint32_t offset) const {
+  return std::string_view(names_.c_str() + offset);
+}
 
 KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view modules) {
   KernelSymbols ks;
@@ -100,45 +166,67 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
   struct Parsed {
     uint64_t addr;
     int rank;
-    uint32_t name;
+    uint32_t name;  // offset into names_
     uint32_t module;
   };
   std::vector<Parsed> parsed;
+  // Names NUL-separated in one buffer: no allocation per symbol. The reserve
+  // is an upper bound; pages it does not fill are never touched.
+  ks.names_.reserve(kallsyms.size());
   bool any_line = false, any_nonzero = false;
-  for_each_line(kallsyms, [&](std::string_view line) {
-    const auto f = split_fields(line);
-    if (f.empty()) return;
-    uint64_t addr = 0;
-    if (f.size() < 3 || f.size() > 4 || f[1].size() != 1 || !parse_u64(f[0], 16, &addr) ||
-        (f.size() == 4 && (f[3].size() < 3 || f[3].front() != '[' || f[3].back() != ']'))) {
-      ++ks.skipped_;
+  uint32_t last_module = 0;
+  std::string_view last_module_name;
+  for_each_line(kallsyms, [&](std::string_view text) {
+    KallsymsLine line;
+    bool blank = false;
+    if (!parse_usual_line(text, &line) && !split_line(text, &line, &blank)) {
+      if (!blank) ++ks.skipped_;
       return;
     }
     any_line = true;
-    any_nonzero |= addr != 0;
-    const char type = f[1][0];
-    if (type != 't' && type != 'T' && type != 'w' && type != 'W') return;  // not a function
-    if (addr == 0) return;
-    const uint32_t module = f.size() == 4 ? image_for(f[3]) : 0;
-    parsed.push_back({addr, binding_rank(type), static_cast<uint32_t>(ks.names_.size()), module});
-    ks.names_.emplace_back(f[2]);
+    any_nonzero |= line.addr != 0;
+    if (line.type != 't' && line.type != 'T' && line.type != 'w' && line.type != 'W') return;
+    if (line.addr == 0) return;
+    uint32_t module = 0;
+    if (!line.module.empty()) {
+      // A module's symbols come together: look its index up once per run.
+      if (line.module != last_module_name) {
+        last_module = image_for(line.module);
+        last_module_name = line.module;
+      }
+      module = last_module;
+    }
+    const size_t offset = ks.names_.size();
+    if (offset > UINT32_MAX - line.name.size() - 1) return;  // over 4 GiB of names
+    parsed.push_back({line.addr, binding_rank(line.type), static_cast<uint32_t>(offset), module});
+    ks.names_.append(line.name);
+    ks.names_.push_back('\0');
   });
   ks.hidden_ = any_line && !any_nonzero;
 
-  std::sort(parsed.begin(), parsed.end(), [&](const Parsed& a, const Parsed& b) {
-    if (a.addr != b.addr) return a.addr < b.addr;  // the common case: no alias to rank
-    const std::string& an = ks.names_[a.name];
-    const std::string& bn = ks.names_[b.name];
-    return std::forward_as_tuple(a.addr, a.rank, leading_underscores(an), an) <
-           std::forward_as_tuple(b.addr, b.rank, leading_underscores(bn), bn);
-  });
-  for (const auto& p : parsed) {
-    if (!ks.syms_.empty() && ks.syms_.back().addr == p.addr) continue;  // alias
+  // kallsyms lists the kernel in address order (then each module): sort only
+  // when needed. Aliases at one address are ranked below, so the order among
+  // them does not matter.
+  auto by_addr = [](const Parsed& a, const Parsed& b) { return a.addr < b.addr; };
+  if (!std::is_sorted(parsed.begin(), parsed.end(), by_addr)) {
+    std::sort(parsed.begin(), parsed.end(), by_addr);
+  }
+  auto better_alias = [&](const Parsed& a, const Parsed& b) {
+    const std::string_view an = ks.name_at(a.name), bn = ks.name_at(b.name);
+    return std::forward_as_tuple(a.rank, leading_underscores(an), an) <
+           std::forward_as_tuple(b.rank, leading_underscores(bn), bn);
+  };
+  ks.syms_.reserve(parsed.size());
+  for (auto run = parsed.begin(); run != parsed.end();) {
+    auto end =
+        std::find_if(run, parsed.end(), [&](const Parsed& p) { return p.addr != run->addr; });
+    const Parsed& p = end - run == 1 ? *run : *std::min_element(run, end, better_alias);
     ks.syms_.push_back({p.addr, p.name, p.module});
     if (p.module == 0) {
       if (ks.kernel_first_ > ks.kernel_last_) ks.kernel_first_ = p.addr;
       ks.kernel_last_ = p.addr;
     }
+    run = end;
   }
 
   // /proc/modules: "name size refcount deps state 0xaddr [taints]".
@@ -174,7 +262,7 @@ KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
     while (it != syms_.begin()) {
       const Sym& s = *std::prev(it);
       if (s.addr < r.start) break;
-      if (s.module == r.module) return {images_[r.module], names_[s.name]};
+      if (s.module == r.module) return {images_[r.module], name_at(s.name)};
       --it;
     }
     return {images_[r.module], kUnknown};
@@ -186,7 +274,7 @@ KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
     // A module symbol whose module has a known range does not cover ips outside it.
     if (has_range_[s.module]) return unknown;
   }
-  return {images_[s.module], names_[s.name]};
+  return {images_[s.module], name_at(s.name)};
 }
 
 bool KernelSymbols::in_boot_static_text(uint64_t addr) const {

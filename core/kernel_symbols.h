@@ -44,7 +44,7 @@ class KernelSymbols {
  private:
   struct Sym {
     uint64_t addr;
-    uint32_t name;    // index into names_
+    uint32_t name;    // offset of its NUL-terminated name in names_
     uint32_t module;  // index into images_ (0 = "[kernel]")
   };
   struct Range {  // from /proc/modules
@@ -53,7 +53,8 @@ class KernelSymbols {
   };
   std::vector<Sym> syms_;      // sorted by addr
   std::vector<Range> ranges_;  // sorted by start
-  std::vector<std::string> names_;
+  std::string names_;          // every kept name, NUL-terminated
+  std::string_view name_at(uint32_t offset) const;
   std::vector<std::string> images_;
   std::vector<bool> has_range_;                  // per image: /proc/modules gave its address range
   uint64_t kernel_first_ = 1, kernel_last_ = 0;  // the kernel image's function span
