@@ -10,6 +10,8 @@
 #
 # usage: bench/overhead.sh [compile|pgbench|all]      (default: all, ~4 min)
 # knobs: REPS=3  FREQ=999  KPROF=path
+#        KPROF_ARGS="--no-kallsyms-cache"   extra kprof record options (e.g. to
+#        time the first recording of a boot, which reads /proc/kallsyms)
 #        GTEST_TARGET=gtest     make target of /usr/src/googletest ("all": longer)
 #        PG_SECONDS=8 PG_CLIENTS=4 PG_SCALE=5 PG_ARGS=-S   (pgbench, select-only)
 #        PG_BIN=/usr/lib/postgresql/15/bin
@@ -19,6 +21,7 @@ source "$(dirname "$0")/lib.sh"
 
 WHAT=${1:-all}
 REPS=${REPS:-3}
+read -ra KPROF_ARGS <<<"${KPROF_ARGS:-}"
 GTEST_TARGET=${GTEST_TARGET:-gtest}
 PG_SECONDS=${PG_SECONDS:-8}
 PG_CLIENTS=${PG_CLIENTS:-4}
@@ -56,7 +59,7 @@ run_variant() {
   V_LOG=$log
   case $name in
     bare) timed "$outer" "${wrapped[@]}" >"$log" 2>&1 ;;
-    kprof) timed "$outer" "$KPROF" record "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$tag.kprof" \
+    kprof) timed "$outer" "$KPROF" record "${KPROF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$tag.kprof" \
              -- "${wrapped[@]}" >"$log" 2>&1 ;;
     perf) timed "$outer" perf record -e cpu-clock "${PROFILE_FLAGS[@]}" -F "$FREQ" \
             -o "$W/$tag.data" -- "${wrapped[@]}" >"$log" 2>&1 ;;
@@ -75,7 +78,7 @@ run_variant() {
 # fixed_bytes TAG: sizes of a kprof and a perf profile of `true` (same
 # PROFILE_FLAGS), as "KPROF_BYTES PERF_BYTES".
 fixed_bytes() {
-  "$KPROF" record "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.kprof" -- true \
+  "$KPROF" record "${KPROF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.kprof" -- true \
     >"$W/$1-true.log" 2>&1 || die "kprof record -- true failed, see $W/$1-true.log"
   perf record -e cpu-clock "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.data" -- true \
     >>"$W/$1-true.log" 2>&1 || die "perf record -- true failed, see $W/$1-true.log"
@@ -164,7 +167,7 @@ bench_pgbench() {
   PGDIR=""
 }
 
-echo "kprof: $KPROF   perf: $(perf --version)   -F $FREQ   reps $REPS   raw: $W"
+echo "kprof: $KPROF ${KPROF_ARGS[*]}  perf: $(perf --version)   -F $FREQ   reps $REPS   raw: $W"
 case $WHAT in
   compile) bench_compile ;;
   pgbench) bench_pgbench ;;
