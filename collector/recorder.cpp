@@ -46,12 +46,40 @@ class Batch : public RecordSink {
   void on_exit(const Fork& f) override { add(f.time, kExit, forks, f); }
   void on_lost(const Lost& l) override { add(l.time, kLost, losts, l); }
 
+  // Marks the end of one ring's records. A ring holds one CPU's records, in
+  // time order already, so sort() only merges these runs.
+  void end_run() {
+    if (runs_.empty() || runs_.back() != order.size()) runs_.push_back(order.size());
+  }
+  // Orders the round by time, stably (ties keep ring order): each run is
+  // sorted if it is not already, then the runs are merged pairwise, in
+  // O(n log runs) rather than O(n log n).
   void sort() {
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Ref& a, const Ref& b) { return a.time < b.time; });
+    end_run();
+    auto by_time = [](const Ref& a, const Ref& b) { return a.time < b.time; };
+    size_t begin = 0;
+    for (size_t end : runs_) {
+      if (!std::is_sorted(order.begin() + begin, order.begin() + end, by_time)) {
+        std::stable_sort(order.begin() + begin, order.begin() + end, by_time);
+      }
+      begin = end;
+    }
+    std::vector<size_t> bounds{0};
+    bounds.insert(bounds.end(), runs_.begin(), runs_.end());
+    while (bounds.size() > 2) {  // bounds[i]..bounds[i+1] are sorted runs
+      std::vector<size_t> merged{0};
+      for (size_t i = 0; i + 1 < bounds.size(); i += 2) {
+        const size_t lo = bounds[i], mid = bounds[i + 1];
+        const size_t hi = i + 2 < bounds.size() ? bounds[i + 2] : mid;
+        std::inplace_merge(order.begin() + lo, order.begin() + mid, order.begin() + hi, by_time);
+        merged.push_back(hi);
+      }
+      bounds = std::move(merged);
+    }
   }
   void clear() {
     order.clear(), samples.clear(), mmaps.clear(), comms.clear(), forks.clear(), losts.clear();
+    runs_.clear();
   }
 
   std::vector<Ref> order;
@@ -62,6 +90,7 @@ class Batch : public RecordSink {
   std::vector<Lost> losts;
 
  private:
+  std::vector<size_t> runs_;  // end of each ring's records in `order`
   template <typename T>
   void add(uint64_t time, Kind kind, std::vector<T>& v, const T& r) {
     order.push_back({time, kind, static_cast<uint32_t>(v.size())});
@@ -317,6 +346,7 @@ void Recorder::Impl::drain(Output& out) {
       }
     });
     if (r.damaged) ++damaged;
+    batch.end_run();
   }
   batch.sort();
   out.add(batch);

@@ -47,8 +47,8 @@ void ByteWriter::raw(std::span<const uint8_t> bytes) {
 }
 
 void ByteReader::fail(std::string_view what) const {
-  throw Error(context_ + ": " + std::string(what) + " at offset " + std::to_string(pos_) + " (" +
-              std::to_string(left()) + " bytes left)");
+  throw Error(std::string(context_) + ": " + std::string(what) + " at offset " +
+              std::to_string(pos_) + " (" + std::to_string(left()) + " bytes left)");
 }
 
 void ByteReader::need(size_t n, std::string_view field) {

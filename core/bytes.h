@@ -23,7 +23,7 @@ class ByteWriter {
   void u32(uint32_t v);
   void u64(uint64_t v);
   void varint(uint64_t v);
-  void svarint(int64_t v);  // zigzag
+  void svarint(int64_t v);       // zigzag
   void str(std::string_view s);  // varint length + bytes
   void raw(std::span<const uint8_t> bytes);
 
@@ -38,7 +38,9 @@ class ByteWriter {
 
 class ByteReader {
  public:
-  // `context` prefixes error messages ("profile chunk 'records'", ...).
+  // `context` prefixes error messages ("profile chunk 'records'", ...). It is
+  // not copied (readers are made per record): it must outlive the reader, as
+  // a string literal does.
   ByteReader(std::span<const uint8_t> data, std::string_view context)
       : data_(data), context_(context) {}
 
@@ -63,7 +65,7 @@ class ByteReader {
  private:
   void need(size_t n, std::string_view field);
   std::span<const uint8_t> data_;
-  std::string context_;
+  std::string_view context_;
   size_t pos_ = 0;
 };
 
