@@ -123,8 +123,10 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
   sink.on_sample(s);
 }
 
-void decode_mmap2(ByteReader& r, uint16_t misc, std::span<const uint8_t> body, size_t trailer,
-                  uint64_t time, RecordSink& sink) {
+// PERF_RECORD_MMAP and MMAP2 share their first fields; MMAP2 adds the device
+// and inode (or the build-id), prot and flags. `r` ends before the sample_id
+// trailer, so the filename is what is left.
+void decode_mmap(ByteReader& r, bool v2, uint16_t misc, uint64_t time, RecordSink& sink) {
   Mmap m;
   m.time = time;
   m.pid = r.u32();
@@ -132,35 +134,21 @@ void decode_mmap2(ByteReader& r, uint16_t misc, std::span<const uint8_t> body, s
   m.start = r.u64();
   m.len = r.u64();
   m.pgoff = r.u64();
-  if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-    uint8_t size = r.u8();
-    r.raw(3);
-    auto id = r.raw(20);
-    m.build_id = hex(id.first(std::min<size_t>(size, 20)));
+  if (!v2) {
+    m.prot = 4;  // PERF_RECORD_MMAP is only sent for executable mappings here
   } else {
-    r.raw(24);  // maj, min, ino, ino_generation
+    if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+      uint8_t size = r.u8();
+      r.raw(3);
+      auto id = r.raw(20);
+      m.build_id = hex(id.first(std::min<size_t>(size, 20)));
+    } else {
+      r.raw(24);  // maj, min, ino, ino_generation
+    }
+    m.prot = r.u32();
+    m.flags = r.u32();
   }
-  m.prot = r.u32();
-  m.flags = r.u32();
-  if (r.offset() + trailer > body.size()) r.fail("filename");
-  m.filename =
-      padded_string(body.subspan(r.offset(), body.size() - trailer - r.offset()), "mmap2 filename");
-  sink.on_mmap(m);
-}
-
-void decode_mmap(ByteReader& r, std::span<const uint8_t> body, size_t trailer, uint64_t time,
-                 RecordSink& sink) {
-  Mmap m;
-  m.time = time;
-  m.pid = r.u32();
-  m.tid = r.u32();
-  m.start = r.u64();
-  m.len = r.u64();
-  m.pgoff = r.u64();
-  m.prot = 4;  // PERF_RECORD_MMAP is only sent for executable mappings here
-  if (r.offset() + trailer > body.size()) r.fail("filename");
-  m.filename =
-      padded_string(body.subspan(r.offset(), body.size() - trailer - r.offset()), "mmap filename");
+  m.filename = padded_string(r.raw(r.left()), v2 ? "mmap2 filename" : "mmap filename");
   sink.on_mmap(m);
 }
 
@@ -199,10 +187,8 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
   ByteReader r(body.first(body.size() - t.bytes), "perf record");
   switch (type) {
     case PERF_RECORD_MMAP2:
-      decode_mmap2(r, misc, body, t.bytes, t.time, sink);
-      break;
     case PERF_RECORD_MMAP:
-      decode_mmap(r, body, t.bytes, t.time, sink);
+      decode_mmap(r, type == PERF_RECORD_MMAP2, misc, t.time, sink);
       break;
     case PERF_RECORD_COMM: {
       Comm c;

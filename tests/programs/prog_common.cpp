@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -32,4 +33,12 @@ extern "C" double kprof_prog_arg_seconds(int argc, char** argv, int i, double fa
 extern "C" void kprof_prog_no_core() {
   rlimit none{0, 0};
   setrlimit(RLIMIT_CORE, &none);
+}
+
+extern "C" __attribute__((noinline)) void kprof_prog_busy(double seconds) {
+  const double end = kprof_prog_now() + seconds;
+  volatile uint64_t x = 1;
+  do {
+    for (int i = 0; i < 50000; ++i) x = x * 6364136223846793005ull + 1;
+  } while (kprof_prog_now() < end);  // x is volatile: the loop is not optimized away
 }
