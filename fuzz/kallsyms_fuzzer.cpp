@@ -25,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(&addr, addrs.data() + i, 8);
     const auto hit = ks.lookup(addr);
     if (hit.image.empty() || hit.function.empty()) __builtin_trap();
+    (void)ks.in_boot_static_text(addr);
     (void)ks.lookup(addr + 1);
     (void)ks.lookup(addr - 1);
   }
