@@ -5,7 +5,9 @@
 //            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
-// Histogram, End. Records chunks are written while recording, so a file cut
+// Histogram, End. A second Kallsyms chunk before Histogram means kprof record
+// read /proc/kallsyms again at the end (collector/kallsyms_cache.h); readers
+// take the last one. Records chunks are written while recording, so a file cut
 // short (kill -9, full disk) still reads up to its last complete chunk; the
 // reader says where it stopped and why. Unknown chunk types are skipped, so
 // new chunk types do not need a version bump; a changed encoding of an
