@@ -124,6 +124,12 @@ void KallsymsCache::store(const StoredChunk& kallsyms, std::string_view modules)
     // Only the leaf is created 0700; parents (~/.cache) get the usual mode.
     std::filesystem::create_directories(std::filesystem::path(dir_).parent_path(), ec);
     if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return;
+    // Kernel addresses go only into a directory of ours that others cannot read.
+    struct stat st {};
+    if (::lstat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+      return;
+    }
+    if ((st.st_mode & 077) != 0 && ::chmod(dir_.c_str(), 0700) != 0) return;
     {
       ProfileWriter w = ProfileWriter::create(tmp);
       w.write_chunk(ChunkType::Modules, bytes_of(modules), false);

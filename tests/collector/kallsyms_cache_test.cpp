@@ -125,6 +125,24 @@ TEST_F(KallsymsCacheTest, StoringRemovesEarlierBootsOnly) {
   EXPECT_EQ(files, 2u);  // no temporary file left behind
 }
 
+TEST_F(KallsymsCacheTest, DirectoryIsMadeOwnerOnlyAndNeverALink) {
+  std::filesystem::create_directories(dir_);
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+  cache_.store(read_kallsyms_snapshot().chunk, modules_);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_TRUE(cache_.load(modules_).has_value());
+
+  // A link in the directory's place is not written through.
+  const std::string elsewhere = tmp_.file("elsewhere");
+  std::filesystem::create_directories(elsewhere);
+  KallsymsCache linked(tmp_.file("link"));
+  std::filesystem::create_directory_symlink(elsewhere, tmp_.file("link"));
+  linked.store(read_kallsyms_snapshot().chunk, modules_);
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
+}
+
 TEST_F(KallsymsCacheTest, UnwritableDirectoryIsNotAnError) {
   test::write_text(tmp_.file("file"), "");
   KallsymsCache blocked(tmp_.file("file") + "/kprof");  // a path through a regular file
