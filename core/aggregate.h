@@ -15,8 +15,6 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-
-#include <tsl/robin_map.h>
 #include <vector>
 
 #include "core/kernel_symbols.h"
@@ -41,10 +39,7 @@ struct AddressCounts {
     size_t operator()(const Key& k) const noexcept;
   };
   std::vector<Mmap> mappings;  // each distinct mapping that user samples fell in
-  // Open addressing: one probe sequence in one array per sample, which keeps
-  // up better than std::unordered_map's nodes when system-wide sampling at
-  // high rates leaves kprof little CPU.
-  tsl::robin_map<Key, Counts, KeyHash> counts;
+  std::unordered_map<Key, Counts, KeyHash> counts;
   uint64_t samples = 0, lost = 0;
 };
 
