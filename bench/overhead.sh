@@ -85,6 +85,27 @@ fixed_bytes() {
   echo "$(filesize "$W/$1-true.kprof") $(filesize "$W/$1-true.data")"
 }
 
+# The variants in rep I's order: rotated each rep, so no variant always runs
+# right after another (the machine drifts within a run: caches, other load).
+variants_for_rep() {
+  local all=(bare kprof perf) k=$(( ($1 - 1) % 3 ))
+  echo "${all[@]:k}" "${all[@]:0:k}"
+}
+
+# paired_slowdown METRIC_NAME: median over reps of kprof's slowdown relative
+# to perf's in the same rep (> 1: the workload ran slower under kprof).
+paired_slowdown() {
+  local i ratios=()
+  for ((i = 0; i < ${#M_kprof[@]}; i++)); do
+    if [[ $1 == tps ]]; then
+      ratios+=("$(ratio "${M_perf[i]}" "${M_kprof[i]}")")
+    else
+      ratios+=("$(ratio "${M_kprof[i]}" "${M_perf[i]}")")
+    fi
+  done
+  median "${ratios[@]}"
+}
+
 # summarize WORKLOAD METRIC_NAME: reads arrays M_<variant> (metric per rep,
 # higher = slower for "wall", higher = faster for "tps"), P_<variant> (profiler
 # CPU), R_<variant> (file bytes), S_<variant> (samples), and FIXED ("KPROF_BYTES
@@ -107,6 +128,7 @@ summarize() {
       continue
     fi
     if [[ $v == kprof ]]; then fixed=$fixed_kprof; else fixed=$fixed_perf; fi
+    if [[ $v == kprof ]]; then slow="$slow (paired vs perf $(paired_slowdown "$metric"))"; fi
     ROWS+=("$workload|$v|$m $metric|$slow|$p|$(ratio "$p" "$perf_cpu")|$s|$(ratio "$r" "$s")|$(ratio "$(sub "$r" "$fixed")" "$s") (fixed $fixed)")
   done
 }
@@ -120,7 +142,7 @@ bench_compile() {
   M_bare=() M_kprof=() M_perf=() P_bare=() P_kprof=() P_perf=()
   R_bare=() R_kprof=() R_perf=() S_bare=() S_kprof=() S_perf=()
   for ((i = 1; i <= REPS; i++)); do
-    for v in bare kprof perf; do
+    for v in $(variants_for_rep "$i"); do
       make -C "$b" clean >/dev/null 2>&1
       run_variant "$v" "compile-$v-$i" make -C "$b" -j2 "$GTEST_TARGET"
       eval "M_$v+=($V_WALL) P_$v+=($V_PROF_CPU) S_$v+=($V_SAMPLES)"
@@ -150,7 +172,7 @@ bench_pgbench() {
   M_bare=() M_kprof=() M_perf=() P_bare=() P_kprof=() P_perf=()
   R_bare=() R_kprof=() R_perf=() S_bare=() S_kprof=() S_perf=()
   for ((i = 1; i <= REPS; i++)); do
-    for v in bare kprof perf; do
+    for v in $(variants_for_rep "$i"); do
       run_variant "$v" "pgbench-$v-$i" pgbench "${pg[@]}" -c "$PG_CLIENTS" -j 2 -T "$PG_SECONDS" \
         $PG_ARGS postgres
       local tps
