@@ -258,6 +258,9 @@ int perf_event_paranoid() {
 int kptr_restrict() {
   return read_int("/proc/sys/kernel/kptr_restrict", 0);
 }
+int perf_event_max_sample_rate() {
+  return read_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+}
 
 static std::vector<pid_t> numeric_entries(const std::string& dir) {
   std::vector<pid_t> out;

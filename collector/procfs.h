@@ -53,6 +53,7 @@ uint32_t online_cpus();
 std::vector<int> online_cpu_list();          // 0..online_cpus()-1 when sysfs is unreadable
 int perf_event_paranoid();                   // 2 when unreadable (the usual default)
 int kptr_restrict();                         // 0 when unreadable
+int perf_event_max_sample_rate();            // 0 when unreadable
 std::vector<pid_t> list_pids();              // every numeric entry of /proc
 std::vector<pid_t> list_threads(pid_t pid);  // /proc/PID/task; empty if gone
 std::string process_comm(pid_t pid);         // /proc/PID/comm without newline

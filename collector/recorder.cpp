@@ -256,6 +256,17 @@ void Recorder::Impl::setup() {
   }
   req.period = opt.period ? opt.period : req.event.period.value_or(0);
   req.freq = opt.freq;
+  // perf's habit: above the kernel's limit, sample at the limit and say so
+  // (perf_event_open would refuse the rate with EINVAL).
+  if (const int max = perf_event_max_sample_rate();
+      req.period == 0 && max > 0 && req.freq > static_cast<uint64_t>(max)) {
+    run.notices.push_back("-F " + std::to_string(req.freq) + " is above the kernel's limit; " +
+                          "sampling at " + std::to_string(max) + " Hz (raise it with `sysctl " +
+                          "kernel.perf_event_max_sample_rate=N`; the kernel lowers it again " +
+                          "when sampling interrupts take too long)");
+    std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
+    req.freq = static_cast<uint64_t>(max);
+  }
   req.callchains = opt.callchains;
   req.mmap_pages = opt.mmap_pages;
   if (!opt.command.empty()) workload.emplace(Workload::start(opt.command, signals.old_mask()));

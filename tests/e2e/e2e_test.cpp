@@ -180,6 +180,25 @@ TEST_F(E2E, SyscallsLandInNamedKernelFunctions) {
   }
 }
 
+TEST_F(E2E, RateAboveTheKernelsLimitIsLoweredToItWithANotice) {
+  const int max = std::atoi(read_text("/proc/sys/kernel/perf_event_max_sample_rate").c_str());
+  if (max <= 0) GTEST_SKIP() << "kernel.perf_event_max_sample_rate is not readable";
+  const std::string above = std::to_string(static_cast<int64_t>(max) * 2);
+  RunResult r = run({kprof_binary(), "record", "-F", above, "-o", profile_, "--",
+                     program("kprof_prog_exit"), "0"},
+                    dir_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("-F " + above + " is above the kernel's limit"), std::string::npos)
+      << r.describe();
+  Profile p = load(r);
+  EXPECT_TRUE(p.run.event.use_freq);
+  EXPECT_EQ(p.run.event.rate, static_cast<uint64_t>(max));
+  bool noted = false;
+  for (const std::string& n : p.run.notices)
+    noted |= n.find("sampling at " + std::to_string(max)) != std::string::npos;
+  EXPECT_TRUE(noted) << "the profile keeps the notice";
+}
+
 TEST_F(E2E, ReportShowsHotBeforeCold) {
   Profile p = record({program("kprof_prog_hotcold"), "1.5"});
   ASSERT_TRUE(p.status.complete) << p.status.problem;
