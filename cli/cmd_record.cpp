@@ -158,6 +158,18 @@ void report_end(const Summary& s, const ProfileWriter& w, uint64_t damaged) {
       static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
       s.duration_ns / 1e9, static_cast<unsigned long long>((w.bytes_written() + 1023) / 1024),
       w.path().c_str());
+  if (s.throttled != 0) {
+    std::fprintf(stderr,
+                 "kprof: the kernel paused sampling %llu times (its interrupts came too fast "
+                 "for this machine); record with a lower -F\n",
+                 static_cast<unsigned long long>(s.throttled));
+  }
+  if (s.lost * 100 > s.samples + s.lost) {  // over 1%
+    std::fprintf(stderr,
+                 "kprof: %.1f%% of the samples were lost (kprof could not keep up); record with "
+                 "a lower -F or a larger --mmap-pages\n",
+                 100.0 * static_cast<double>(s.lost) / static_cast<double>(s.samples + s.lost));
+  }
   if (s.exit.kind == ExitStatus::Kind::Signaled) {
     const char* abbrev = sigabbrev_np(s.exit.value);
     std::fprintf(stderr, "kprof: workload killed by signal %d (SIG%s)\n", s.exit.value,

@@ -163,7 +163,8 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   }
   perf_event_attr attr = make_attr(req, c, false);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
-  info->requested = display_name(req);  // the default is stored by name, so reports say what was asked for
+  info->requested =
+      display_name(req);  // the default is stored by name, so reports say what was asked for
   info->name = c.event.name;
   info->type = c.event.type;
   info->config = c.event.config;

@@ -179,6 +179,8 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
     case PERF_RECORD_EXIT:
     case PERF_RECORD_LOST:
     case PERF_RECORD_LOST_SAMPLES:
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
       break;
     default:
       return false;
@@ -222,6 +224,14 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
     case PERF_RECORD_LOST_SAMPLES:
       sink.on_lost(Lost{t.time, r.u64()});
       break;
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: {
+      const uint64_t time = r.u64();  // then id, stream_id
+      r.u64();
+      r.u64();
+      if (type == PERF_RECORD_THROTTLE) sink.on_throttle(time);
+      break;
+    }
   }
   return true;
 }

@@ -45,6 +45,7 @@ class Batch : public RecordSink {
   void on_fork(const Fork& f) override { add(f.time, kFork, forks, f); }
   void on_exit(const Fork& f) override { add(f.time, kExit, forks, f); }
   void on_lost(const Lost& l) override { add(l.time, kLost, losts, l); }
+  void on_throttle(uint64_t) override { ++throttles; }
 
   // Marks the end of one ring's records. A ring holds one CPU's records, in
   // time order already, so sort() only merges these runs.
@@ -80,6 +81,7 @@ class Batch : public RecordSink {
   void clear() {
     order.clear(), samples.clear(), mmaps.clear(), comms.clear(), forks.clear(), losts.clear();
     runs_.clear();
+    throttles = 0;
   }
 
   std::vector<Ref> order;
@@ -88,6 +90,7 @@ class Batch : public RecordSink {
   std::vector<Comm> comms;
   std::vector<Fork> forks;
   std::vector<Lost> losts;
+  uint64_t throttles = 0;  // counted only: they are not records of the profile
 
  private:
   std::vector<size_t> runs_;  // end of each ring's records in `order`
@@ -102,9 +105,10 @@ class Batch : public RecordSink {
 struct Output {
   RecordEncoder encoder;
   RecordSink* also = nullptr;
-  uint64_t samples = 0, lost = 0;
+  uint64_t samples = 0, lost = 0, throttled = 0;
 
   void add(const Batch& b) {
+    throttled += b.throttles;
     for (const Batch::Ref& r : b.order) {
       switch (r.kind) {
         case Batch::kSample:
@@ -455,6 +459,7 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
   s.duration_ns = monotonic_ns() - m.run.start_monotonic_ns;
   s.samples = out.samples;
   s.lost = out.lost;
+  s.throttled = out.throttled;
   if (m.result) {
     s.exit = m.result->exit;
     s.real_s = m.result->real_s;

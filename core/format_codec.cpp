@@ -159,7 +159,7 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
 }
 
 std::vector<uint8_t> encode_summary(const Summary& s) {
-  FieldWriter f(12);
+  FieldWriter f(13);
   f.w.varint(s.duration_ns);
   f.w.varint(s.samples);
   f.w.varint(s.lost);
@@ -172,6 +172,7 @@ std::vector<uint8_t> encode_summary(const Summary& s) {
   f.f64(s.kprof_sys_s);
   f.w.str(s.stop_reason);
   f.blob(encode_proc_stat(s.stat_after));
+  f.w.varint(s.throttled);
   return f.w.take();
 }
 
@@ -194,6 +195,7 @@ Summary decode_summary(std::span<const uint8_t> data) {
   if (f.next()) s.kprof_sys_s = f.f64();
   if (f.next()) s.stop_reason = f.r.str();
   if (f.next()) s.stat_after = decode_proc_stat(f.blob());
+  if (f.next()) s.throttled = f.r.varint();
   return s;
 }
 

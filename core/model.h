@@ -17,13 +17,13 @@ namespace kprof {
 
 // What was asked for and what really ran.
 struct EventInfo {
-  std::string requested;      // as typed: "CPU_CLK_UNHALTED:100000", "cycles", ""
-  std::string name;           // what ran: "cycles", "cpu-clock", "amd64_fam17h::CYCLES..."
-  uint32_t type = 0;          // perf_event_attr.type
-  uint64_t config = 0;        // perf_event_attr.config
-  bool use_freq = true;       // true: `rate` is samples/s; false: `rate` is a period
-  uint64_t rate = 0;          // frequency in Hz or period in events
-  bool fell_back = false;     // hardware event could not open; cpu-clock ran instead
+  std::string requested;        // as typed: "CPU_CLK_UNHALTED:100000", "cycles", ""
+  std::string name;             // what ran: "cycles", "cpu-clock", "amd64_fam17h::CYCLES..."
+  uint32_t type = 0;            // perf_event_attr.type
+  uint64_t config = 0;          // perf_event_attr.config
+  bool use_freq = true;         // true: `rate` is samples/s; false: `rate` is a period
+  uint64_t rate = 0;            // frequency in Hz or period in events
+  bool fell_back = false;       // hardware event could not open; cpu-clock ran instead
   std::string fallback_reason;  // "no hardware PMU (ENOENT opening cycles)"
   bool exclude_kernel = false;  // kernel samples not allowed (paranoid), see notices
   bool callchains = false;      // -g
@@ -34,16 +34,17 @@ struct EventInfo {
 struct ProcStat {
   uint64_t time_ns = 0;  // CLOCK_MONOTONIC when read
   uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
-           steal = 0;    // aggregate "cpu" line, in USER_HZ ticks
-  uint64_t intr = 0;     // "intr" first number: interrupts since boot
-  uint64_t ctxt = 0;     // context switches since boot
+           steal = 0;  // aggregate "cpu" line, in USER_HZ ticks
+  uint64_t intr = 0;   // "intr" first number: interrupts since boot
+  uint64_t ctxt = 0;   // context switches since boot
   auto operator<=>(const ProcStat&) const = default;
 };
 
 // Rates between two ProcStat snapshots.
 struct ProcStatRates {
   double interrupts_per_s = 0, ctxsw_per_s = 0;
-  double user_pct = 0, sys_pct = 0, idle_pct = 0, iowait_pct = 0;  // us includes nice; sys includes irq+softirq
+  double user_pct = 0, sys_pct = 0, idle_pct = 0,
+         iowait_pct = 0;  // us includes nice; sys includes irq+softirq
 };
 ProcStatRates rates_between(const ProcStat& before, const ProcStat& after);
 
@@ -51,17 +52,17 @@ ProcStatRates rates_between(const ProcStat& before, const ProcStat& after);
 struct RunInfo {
   uint32_t format_version = 0;  // filled by the reader
   EventInfo event;
-  std::string target;           // "command", "system-wide", "pid 1234"
+  std::string target;                // "command", "system-wide", "pid 1234"
   std::vector<std::string> command;  // workload argv (empty for -a / -p)
-  std::string kernel_release;   // uname -r
-  std::string kernel_build_id;  // hex, from /sys/kernel/notes; "" if unknown
+  std::string kernel_release;        // uname -r
+  std::string kernel_build_id;       // hex, from /sys/kernel/notes; "" if unknown
   std::string hostname;
   std::string cpu_model;
   uint32_t ncpus = 0;
-  uint64_t start_realtime_ns = 0;  // wall clock, for display
+  uint64_t start_realtime_ns = 0;   // wall clock, for display
   uint64_t start_monotonic_ns = 0;  // perf timestamps use CLOCK_MONOTONIC
   ProcStat stat_before;
-  std::vector<std::string> notices;  // one-line notices shown by report (fallback, paranoid...)
+  std::vector<std::string> notices;      // one-line notices shown by report (fallback, paranoid...)
   std::map<std::string, double> scores;  // --score NAME=VALUE (higher is better)
   auto operator<=>(const RunInfo&) const = default;
 };
@@ -78,20 +79,31 @@ struct ExitStatus {
 
 // Written when recording ends.
 struct Summary {
-  uint64_t duration_ns = 0;     // wall time of the recording
-  uint64_t samples = 0;         // sample records written
-  uint64_t lost = 0;            // PERF_RECORD_LOST + LOST_SAMPLES
+  uint64_t duration_ns = 0;  // wall time of the recording
+  uint64_t samples = 0;      // sample records written
+  uint64_t lost = 0;         // PERF_RECORD_LOST + LOST_SAMPLES
   ExitStatus exit;
   double real_s = 0, user_s = 0, sys_s = 0;  // workload rusage (children)
   double kprof_user_s = 0, kprof_sys_s = 0;  // kprof's own CPU time
-  std::string stop_reason;      // "workload exited", "SIGINT", "disk full: ..."
+  std::string stop_reason;                   // "workload exited", "SIGINT", "disk full: ..."
   ProcStat stat_after;
+  // PERF_RECORD_THROTTLE: times the kernel stopped an event's sampling until
+  // the next tick because its interrupts came too fast (the rate is too high
+  // for this machine); samples not taken then are not counted as lost.
+  uint64_t throttled = 0;
   auto operator<=>(const Summary&) const = default;
 };
 
 // ---------------------------------------------------------------- records
 
-enum class Mode : uint8_t { User = 0, Kernel = 1, Hypervisor = 2, GuestKernel = 3, GuestUser = 4, Unknown = 5 };
+enum class Mode : uint8_t {
+  User = 0,
+  Kernel = 1,
+  Hypervisor = 2,
+  GuestKernel = 3,
+  GuestUser = 4,
+  Unknown = 5
+};
 const char* mode_name(Mode m);  // "user", "kernel", ...
 
 struct Sample {
@@ -99,7 +111,7 @@ struct Sample {
   uint64_t ip = 0;
   uint32_t pid = 0, tid = 0, cpu = 0;
   Mode mode = Mode::Unknown;
-  uint64_t period = 0;          // events this sample stands for
+  uint64_t period = 0;              // events this sample stands for
   std::vector<uint64_t> callchain;  // -g only: ips, perf's PERF_CONTEXT_* markers removed
   auto operator<=>(const Sample&) const = default;
 };
@@ -110,7 +122,8 @@ struct Mmap {  // PERF_RECORD_MMAP2, or synthesized from /proc/PID/maps
   uint64_t start = 0, len = 0, pgoff = 0;
   uint32_t prot = 0, flags = 0;
   std::string build_id;  // hex; "" when unknown
-  std::string filename;  // "/usr/lib/x.so", "[vdso]", "[heap]", "//anon", "[kernel.kallsyms]_text"...
+  std::string
+      filename;  // "/usr/lib/x.so", "[vdso]", "[heap]", "//anon", "[kernel.kallsyms]_text"...
   auto operator<=>(const Mmap&) const = default;
 };
 
@@ -144,13 +157,15 @@ class RecordSink {
   virtual void on_fork(const Fork&) {}
   virtual void on_exit(const Fork&) {}
   virtual void on_lost(const Lost&) {}
+  virtual void on_throttle(uint64_t /*time*/) {}  // PERF_RECORD_THROTTLE (not kept in files)
 };
 
 // ---------------------------------------------------------------- symbols
 
 // The final, symbolized histogram: what report and diff read.
 struct Image {
-  std::string name;      // "[kernel]", "[ext4]", "/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]", "[anon]", "[heap]", "[unknown]"
+  std::string name;      // "[kernel]", "[ext4]", "/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]",
+                         // "[anon]", "[heap]", "[unknown]"
   std::string build_id;  // hex, "" when unknown
   auto operator<=>(const Image&) const = default;
 };
@@ -160,7 +175,7 @@ struct FunctionCount {
   std::string function;  // demangled name, or "[unknown]"
   Mode mode = Mode::Unknown;
   uint64_t samples = 0;
-  uint64_t period = 0;   // sum of sample periods (events), for cycles-per-work
+  uint64_t period = 0;  // sum of sample periods (events), for cycles-per-work
   auto operator<=>(const FunctionCount&) const = default;
 };
 

@@ -53,6 +53,7 @@ void add_summary(TextTable& t, const RunInfo& run, const Summary& s) {
   t.add_row({"samples:", format_count(s.samples)});
   t.add_row({"lost:", format_count(s.lost) + " (" +
                           format_percent(percent_of(s.lost, s.samples + s.lost)) + "%)"});
+  t.add_row({"throttled:", format_count(s.throttled) + " times"});
   t.add_row({"stop reason:", s.stop_reason.empty() ? "unknown" : s.stop_reason});
   std::string exit = describe_exit(s.exit);
   t.add_row({"workload:",

@@ -107,6 +107,11 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
                                 format_percent(percent_of(s.lost, s.samples + s.lost)) +
                                 "% of all samples)"});
     }
+    if (s.throttled) {
+      t.add_row({"# throttled:", format_count(s.throttled) +
+                                     " times the kernel paused sampling: the rate is too high "
+                                     "for this machine (record again with a lower -F)"});
+    }
     std::string exit = describe_exit(s.exit);
     if (!exit.empty()) {
       t.add_row({"# workload:", exit + "; real " + format_fixed(s.real_s, 2) + " s, user " +

@@ -270,8 +270,25 @@ TEST(PerfDecode, LostAndLostSamples) {
   EXPECT_EQ(c.lost[1], (Lost{400, 4}));
 }
 
+TEST(PerfDecode, ThrottleIsCountedAndUnthrottleAccepted) {
+  struct Throttles : Collect {
+    void on_throttle(uint64_t time) override { times.push_back(time); }
+    std::vector<uint64_t> times;
+  } c;
+  // time, id, stream_id, then the sample_id trailer.
+  auto throttle =
+      PerfRecord(PERF_RECORD_THROTTLE).u64(500).u64(2).u64(3).trailer(0, 0, 501, 0).done();
+  auto unthrottle =
+      PerfRecord(PERF_RECORD_UNTHROTTLE).u64(900).u64(2).u64(3).trailer(0, 0, 901, 0).done();
+  EXPECT_TRUE(decode_perf_record(throttle, kLayout, c));
+  EXPECT_TRUE(decode_perf_record(unthrottle, kLayout, c));
+  EXPECT_EQ(c.times, std::vector<uint64_t>{500});
+  auto cut = PerfRecord(PERF_RECORD_THROTTLE).u64(500).trailer(0, 0, 501, 0).done();
+  EXPECT_THROW(decode_perf_record(cut, kLayout, c), Error);
+}
+
 TEST(PerfDecode, UnknownTypeIsSkipped) {
-  auto rec = PerfRecord(PERF_RECORD_THROTTLE).u64(1).u64(2).u64(3).trailer(0, 0, 1, 0).done();
+  auto rec = PerfRecord(PERF_RECORD_AUX).u64(1).u64(2).u64(3).trailer(0, 0, 1, 0).done();
   Collect c;
   EXPECT_FALSE(decode_perf_record(rec, kLayout, c));
 }

@@ -83,6 +83,7 @@ inline Summary sample_summary() {
   s.kprof_sys_s = 0.02;
   s.stop_reason = "SIGINT";
   s.stat_after = {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  s.throttled = 5;
   return s;
 }
 

@@ -180,6 +180,17 @@ TEST(Report, KilledWorkloadWithLostSamples) {
   EXPECT_GOLDEN("killed_workload.txt", text);
 }
 
+TEST(Report, ThrottlingIsShownOnlyWhenItHappened) {
+  ProfileBuilder b = bench_builder();
+  EXPECT_EQ(report_text(build_and_load(b, "calm"), {.top = 2}).find("# throttled:"),
+            std::string::npos);
+  b.summary->throttled = 296;
+  std::string text = report_text(build_and_load(b, "busy"), {.top = 2});
+  EXPECT_NE(text.find("# throttled:"), std::string::npos) << text;
+  EXPECT_NE(text.find("296 times the kernel paused sampling"), std::string::npos) << text;
+  EXPECT_NE(text.find("lower -F"), std::string::npos) << text;
+}
+
 // Meta + Kallsyms + two Records chunks, the second chopped: what a kill -9
 // leaves. Kernel samples are named from the snapshot, user ones by image.
 ProfileBuilder cut_short_builder() {
