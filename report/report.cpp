@@ -91,6 +91,11 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   TextTable t({{""}, {""}});
   t.add_row({"# profile:", p.path.empty() ? "<memory>" : p.path});
   t.add_row({"# event:", describe_event(run.event)});
+  if (run.event.callchains) {
+    t.add_row({"# callchains:",
+               "kept in the profile; this table counts self samples only "
+               "(kprof has no call-graph view yet)"});
+  }
   t.add_row({"# kernel:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
   std::string host = run.hostname.empty() ? "unknown" : run.hostname;
   if (run.ncpus) host += " (" + std::to_string(run.ncpus) + " CPUs)";

@@ -180,6 +180,16 @@ TEST(Report, KilledWorkloadWithLostSamples) {
   EXPECT_GOLDEN("killed_workload.txt", text);
 }
 
+TEST(Report, CallchainProfileSaysTheTableIsSelfOnly) {
+  ProfileBuilder b = bench_builder();
+  EXPECT_EQ(report_text(build_and_load(b, "flat"), {.top = 2}).find("# callchains:"),
+            std::string::npos);
+  b.run.event.callchains = true;
+  std::string text = report_text(build_and_load(b, "chains"), {.top = 2});
+  EXPECT_NE(text.find("# callchains:"), std::string::npos) << text;
+  EXPECT_NE(text.find("self samples only"), std::string::npos) << text;
+}
+
 TEST(Report, ThrottlingIsShownOnlyWhenItHappened) {
   ProfileBuilder b = bench_builder();
   EXPECT_EQ(report_text(build_and_load(b, "calm"), {.top = 2}).find("# throttled:"),
