@@ -177,4 +177,30 @@ bool can_sample(std::string* why) {
   return false;
 }
 
+std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
+                                            const std::string& image_suffix) {
+  std::map<std::string, uint64_t> out;
+  for (const FunctionCount& row : h.rows) {
+    if (row.mode != mode || row.image >= h.images.size()) continue;
+    if (!h.images[row.image].name.ends_with(image_suffix)) continue;
+    out[row.function] += row.samples;
+  }
+  return out;
+}
+
+uint64_t sum(const std::map<std::string, uint64_t>& counts) {
+  uint64_t total = 0;
+  for (const auto& [name, n] : counts) total += n;
+  return total;
+}
+
+std::string dump(const Histogram& h) {
+  std::string s;
+  for (const FunctionCount& row : h.rows) {
+    s += "  " + std::to_string(row.samples) + " " + mode_name(row.mode) + " " +
+         (row.image < h.images.size() ? h.images[row.image].name : "?") + " " + row.function + "\n";
+  }
+  return s;
+}
+
 }  // namespace kprof::e2e

@@ -5,10 +5,13 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/model.h"
 #include "tests/support/text_files.h"
 
 namespace kprof::e2e {
@@ -80,5 +83,13 @@ std::string program(const std::string& name);  // KPROF_PROGRAMS_DIR/name
 // Whether this process may sample itself with the cpu-clock software event;
 // when not, `why` says so (for GTEST_SKIP).
 bool can_sample(std::string* why);
+
+// Samples per function name among rows of `mode` whose image name ends with
+// `image_suffix` ("" = any image).
+std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
+                                            const std::string& image_suffix = "");
+uint64_t sum(const std::map<std::string, uint64_t>& counts);
+// Every row of a histogram, one per line, for failure messages.
+std::string dump(const Histogram& h);
 
 }  // namespace kprof::e2e

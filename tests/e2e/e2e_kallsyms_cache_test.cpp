@@ -44,17 +44,6 @@ class KallsymsCacheE2E : public ::testing::Test {
     return out;
   }
 
-  // Kernel samples, and those with a function name.
-  static std::pair<uint64_t, uint64_t> kernel_named(const Histogram& h) {
-    uint64_t kernel = 0, named = 0;
-    for (const FunctionCount& row : h.rows) {
-      if (row.mode != Mode::Kernel) continue;
-      kernel += row.samples;
-      if (!row.function.empty() && row.function != "[unknown]") named += row.samples;
-    }
-    return {kernel, named};
-  }
-
   TempDir dir_;
   std::string xdg_ = dir_.file("xdg");
   collector::KallsymsCache cache_{xdg_ + "/kprof"};
@@ -76,7 +65,8 @@ TEST_F(KallsymsCacheE2E, LaterRecordingsCopyThisBootsSnapshot) {
   EXPECT_EQ(p.kallsyms, load_profile(first).kallsyms);
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
-  const auto [kernel, named] = kernel_named(*p.histogram);
+  auto by_name = by_function(*p.histogram, Mode::Kernel);
+  const uint64_t kernel = sum(by_name), named = kernel - by_name["[unknown]"] - by_name[""];
   ASSERT_GT(kernel, 100u);
   EXPECT_GE(named * 10, kernel * 9) << named << " of " << kernel << " kernel samples named";
 }
@@ -109,7 +99,8 @@ TEST_F(KallsymsCacheE2E, SnapshotMissingASampledAddressIsReadAfresh) {
   // /proc/kallsyms again, appended it (readers take the last) and named it.
   EXPECT_EQ(kallsyms_chunks(out).size(), 2u);
   EXPECT_GT(p.kallsyms.size(), full.size() / 2);
-  const auto [kernel, named] = kernel_named(*p.histogram);
+  auto by_name = by_function(*p.histogram, Mode::Kernel);
+  const uint64_t kernel = sum(by_name), named = kernel - by_name["[unknown]"] - by_name[""];
   ASSERT_GT(kernel, 100u);
   EXPECT_GE(named * 10, kernel * 9) << named << " of " << kernel << " kernel samples named";
   // ... and the cache holds the whole snapshot now.

@@ -22,39 +22,6 @@ using namespace std::chrono_literals;
 
 constexpr const char* kFreq = "999";
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Samples per function name among rows of `mode` whose image name ends with
-// `image_suffix` ("" = any image).
-std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
-                                            const std::string& image_suffix = "") {
-  std::map<std::string, uint64_t> out;
-  for (const FunctionCount& row : h.rows) {
-    if (row.mode != mode || row.image >= h.images.size()) continue;
-    if (!ends_with(h.images[row.image].name, image_suffix)) continue;
-    out[row.function] += row.samples;
-  }
-  return out;
-}
-
-uint64_t sum(const std::map<std::string, uint64_t>& m) {
-  uint64_t total = 0;
-  for (const auto& [name, n] : m) total += n;
-  return total;
-}
-
-std::string dump(const Histogram& h) {
-  std::string s;
-  for (const FunctionCount& row : h.rows) {
-    s += "  " + std::to_string(row.samples) + " " + mode_name(row.mode) + " " +
-         (row.image < h.images.size() ? h.images[row.image].name : "?") + " " + row.function + "\n";
-  }
-  return s;
-}
-
 class SampleCounter : public RecordSink {
  public:
   void on_sample(const Sample&) override { ++samples; }

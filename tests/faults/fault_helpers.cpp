@@ -125,30 +125,6 @@ size_t count_chunks(const std::string& path, ChunkType type) {
   }
 }
 
-std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
-                                            const std::string& image_suffix) {
-  std::map<std::string, uint64_t> out;
-  for (const FunctionCount& row : h.rows) {
-    if (row.mode != mode || row.image >= h.images.size()) continue;
-    const std::string& name = h.images[row.image].name;
-    if (name.size() < image_suffix.size() ||
-        name.compare(name.size() - image_suffix.size(), image_suffix.size(), image_suffix) != 0) {
-      continue;
-    }
-    out[row.function] += row.samples;
-  }
-  return out;
-}
-
-std::string dump(const Histogram& h) {
-  std::string s;
-  for (const FunctionCount& row : h.rows) {
-    s += "  " + std::to_string(row.samples) + " " + mode_name(row.mode) + " " +
-         (row.image < h.images.size() ? h.images[row.image].name : "?") + " " + row.function + "\n";
-  }
-  return s;
-}
-
 std::vector<std::string> lines_mentioning(const std::vector<std::string>& lines,
                                           const std::string& needle) {
   auto lower = [](std::string s) {

@@ -13,6 +13,7 @@
 
 #include "core/format.h"
 #include "core/model.h"
+#include "tests/e2e/e2e_helpers.h"
 
 namespace kprof::faults {
 
@@ -71,11 +72,8 @@ class SampleCounter : public RecordSink {
 // file does not exist or is not a profile yet.
 size_t count_chunks(const std::string& path, ChunkType type);
 
-// Samples per function name among rows of `mode` whose image name ends with
-// `image_suffix` ("" = any image).
-std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,
-                                            const std::string& image_suffix = "");
-std::string dump(const Histogram& h);
+using e2e::by_function;  // tests/e2e/e2e_helpers.h
+using e2e::dump;
 
 // Stderr lines that contain `needle` (case-insensitive).
 std::vector<std::string> lines_mentioning(const std::vector<std::string>& lines,
