@@ -104,6 +104,15 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& d
   return r;
 }
 
+// The whole sample count, digits only, appears in `text` (whatever the
+// thousands separator).
+bool mentions_count(const std::string& text, uint64_t n) {
+  std::string digits = " ";
+  for (char c : text) digits += (c >= '0' && c <= '9') ? c : (c == ',' || c == '\'') ? '\0' : ' ';
+  std::erase(digits, '\0');
+  return (digits + " ").find(" " + std::to_string(n) + " ") != std::string::npos;
+}
+
 class LoadTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -135,37 +144,35 @@ class LoadTest : public ::testing::Test {
   }
   std::string file(const char* name) const { return dir_ + "/" + name; }
 
+  // report, info and diff on the two generated profiles: each succeeds, shows
+  // what was generated, and stays under the memory bound.
+  void expect_commands_work(const GenResult& base, const GenResult& other, bool cut_short) {
+    ChildResult r = kprof({"report", file("base.kprof")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (cut_short)
+      EXPECT_NE((r.out + r.err).find("cut short"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
+    EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
+
+    r = kprof({"info", file("base.kprof")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(mentions_count(r.out, base.samples)) << r.out;
+    EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
+
+    r = kprof({"diff", file("base.kprof"), file("new.kprof")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
+    EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes + other.bytes));
+  }
+
   std::string dir_;
 };
-
-// The whole sample count, digits only, appears in `text` (whatever the
-// thousands separator).
-bool mentions_count(const std::string& text, uint64_t n) {
-  std::string digits = " ";
-  for (char c : text) digits += (c >= '0' && c <= '9') ? c : (c == ',' || c == '\'') ? '\0' : ' ';
-  std::erase(digits, '\0');
-  return (digits + " ").find(" " + std::to_string(n) + " ") != std::string::npos;
-}
 
 // As `kprof record` leaves them: records, then the symbolized histogram.
 TEST_F(LoadTest, CompleteProfiles) {
   const GenResult base = generate("base.kprof", {.seed = 1});
   const GenResult other = generate("new.kprof", {.seed = 2});
-
-  ChildResult r = kprof({"report", file("base.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
-
-  r = kprof({"info", file("base.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(mentions_count(r.out, base.samples)) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
-
-  r = kprof({"diff", file("base.kprof"), file("new.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes + other.bytes));
+  expect_commands_work(base, other, false);
 }
 
 // As a recording killed with SIGKILL leaves them: records only, no histogram
@@ -173,22 +180,7 @@ TEST_F(LoadTest, CompleteProfiles) {
 TEST_F(LoadTest, CutShortProfiles) {
   const GenResult base = generate("base.kprof", {.seed = 3, .histogram = false, .end = false});
   const GenResult other = generate("new.kprof", {.seed = 4, .histogram = false, .end = false});
-
-  ChildResult r = kprof({"report", file("base.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE((r.out + r.err).find("cut short"), std::string::npos) << r.out << r.err;
-  EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
-
-  r = kprof({"info", file("base.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(mentions_count(r.out, base.samples)) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes));
-
-  r = kprof({"diff", file("base.kprof"), file("new.kprof")});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(base.top_kernel_function), std::string::npos) << r.out;
-  EXPECT_LT(r.max_rss_mb, rss_bound_mb(base.bytes + other.bytes));
+  expect_commands_work(base, other, true);
 }
 
 }  // namespace
