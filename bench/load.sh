@@ -5,7 +5,8 @@
 # and as `kprof info` reads them back, which must agree), kprof's peak RSS
 # (VmHWM of the kprof process, polled; must not grow with the duration),
 # kprof's own CPU, file size, and whether `kprof info` and `kprof report`
-# read the file.
+# read the file. Then perf record -e cpu-clock -a at the same rate on the same
+# workload, for its samples, lost samples and throttles (PERF=0 skips it).
 #
 #   bench/load.sh [SECONDS...]      pgbench durations, default: 15 60
 #
@@ -18,6 +19,7 @@ lib_freq=${FREQ:-}
 source "$(dirname "$0")/lib.sh"
 find_kprof
 need /usr/bin/time awk
+[[ ${PERF:-1} == 1 ]] && need perf
 [[ -x /usr/lib/postgresql/15/bin/postgres ]] || die "needs PostgreSQL 15 (apt-get install postgresql-15)"
 max_rate_file=/proc/sys/kernel/perf_event_max_sample_rate
 FREQ=${lib_freq:-$(cat "$max_rate_file")}
@@ -39,7 +41,8 @@ poll_hwm() {
 # Field of `kprof info` output: the text after "NAME:".
 info_field() { awk -v k="$2:" 'index($0, k) == 1 { s = substr($0, length(k) + 1); sub(/^ +/, "", s); print s; exit }' "$1"; }
 
-rows=("seconds|freq asked|max rate after|samples|lost (record)|lost (info)|lost %|kprof peak RSS MiB|kprof cpu s|file MiB|tps|info|report")
+rows=("seconds|freq asked|max rate after|samples|lost (record)|lost (info)|lost %|throttles|kprof peak RSS MiB|kprof cpu s|file MiB|tps|info|report")
+perf_rows=("perf: seconds|freq asked|samples|lost|lost %|throttles|tps")
 status=0
 for secs in "${durations[@]}"; do
   prof="$OUT/load-${secs}s.kprof"
@@ -62,6 +65,7 @@ for secs in "${durations[@]}"; do
   info_rc=0
   "$KPROF" info "$prof" >"$log.info" 2>&1 || info_rc=$?
   lost_info=$(info_field "$log.info" lost | awk '{print $1}')
+  throttles=$(info_field "$log.info" throttled | awk '{print $1}')
   cpu=$(info_field "$log.info" "kprof cpu time" | awk '{printf "%.2f", $2 + $5}')
   report_rc=0
   "$KPROF" report "$prof" >"$log.report" 2>&1 || report_rc=$?
@@ -73,7 +77,30 @@ for secs in "${durations[@]}"; do
   lost_pct=$(awk -v l="${lost_rec:-0}" -v s="${samples:-0}" \
     'BEGIN { if (l + s == 0) print "nan"; else printf "%.1f", 100 * l / (l + s) }')
   mib=$(awk -v b="$(filesize "$prof" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
-  rows+=("$secs|$FREQ|$max_after|${samples:-?}|${lost_rec:-?}|${lost_info:-?}|$lost_pct|$((hwm_kb / 1024))|${cpu:-?}|$mib|${tps:-?}|rc $info_rc|rc $report_rc")
+  rows+=("$secs|$FREQ|$max_after|${samples:-?}|${lost_rec:-?}|${lost_info:-?}|$lost_pct|${throttles:-?}|$((hwm_kb / 1024))|${cpu:-?}|$mib|${tps:-?}|rc $info_rc|rc $report_rc")
+
+  # perf on the same workload and rate, for comparison (PERF=0 skips it).
+  if [[ ${PERF:-1} == 1 ]]; then
+    data="$OUT/load-${secs}s.data"
+    echo "== ${secs}s of pgbench under perf record -e cpu-clock -a -F $FREQ" >&2
+    perf record -e cpu-clock -a -F "$FREQ" -o "$data" -- \
+      "$ROOT/samples/oltp.sh" --seconds "$secs" --clients "$CLIENTS" >"$log.perf.out" 2>"$log.perf" ||
+      { echo "perf record failed, see $log.perf" >&2; status=1; }
+    # The per-event section's LOST_SAMPLES is the sum of PERF_RECORD_LOST and
+    # LOST_SAMPLES counts (perf script --show-lost-events adds up to it).
+    timeout 600 perf report -i "$data" --stats >"$log.perf.stats" 2>/dev/null || true
+    p_samples=$(awk '/ SAMPLE events:/ { print $3; exit }' "$log.perf.stats")
+    p_lost=$(awk '/LOST_SAMPLES events:/ { v = $3 } END { print v + 0 }' "$log.perf.stats")
+    p_throttle=$(awk '/ THROTTLE events:/ { print $3; exit }' "$log.perf.stats")
+    p_pct=$(awk -v l="$p_lost" -v s="${p_samples:-0}" \
+      'BEGIN { if (l + s == 0) print "nan"; else printf "%.1f", 100 * l / (l + s) }')
+    p_tps=$(sed -n 's/^tps=//p' "$log.perf.out" | tail -1)
+    perf_rows+=("$secs|$FREQ|${p_samples:-?}|$p_lost|$p_pct|${p_throttle:-0}|${p_tps:-?}")
+    rm -f "$data"  # hundreds of MB
+  fi
 done
 printf '%s\n' "${rows[@]}" | table | tee "$OUT/load.txt"
+if [[ ${#perf_rows[@]} -gt 1 ]]; then
+  printf '%s\n' "${perf_rows[@]}" | table | tee -a "$OUT/load.txt"
+fi
 exit $status
