@@ -14,27 +14,15 @@
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "tests/support/sampling.h"
 
 namespace kprof::collector {
 namespace {
 
 const char* kLoop = "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done";
 
-// Why sampling cannot work here, or "" when cpu-clock sampling opens.
-std::string cannot_sample() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_period = 1000000;
-  attr.exclude_kernel = 1;
-  int err = 0;
-  Fd fd = open_perf_event(attr, 0, -1, -1, &err);
-  return err ? std::string("perf_event_open(cpu-clock) fails here: ") + std::strerror(err) : "";
-}
-
-bool hardware_cycles_open() {
+// 0 when a hardware cycles event opens on this process, else the errno.
+int hardware_cycles_error() {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
@@ -43,13 +31,13 @@ bool hardware_cycles_open() {
   attr.exclude_kernel = 1;
   int err = 0;
   Fd fd = open_perf_event(attr, 0, -1, -1, &err);
-  return err == 0;
+  return err;
 }
 
 class RecorderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string why = cannot_sample(); !why.empty()) GTEST_SKIP() << why;
+    KPROF_REQUIRE_SAMPLING();
     path_ = std::string(KPROF_TEST_BINARY_DIR) + "/recorder_test_" + std::to_string(::getpid()) +
             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".kprof";
   }
@@ -99,7 +87,9 @@ TEST_F(RecorderTest, ShellLoopHasSamplesAndSummary) {
 }
 
 TEST_F(RecorderTest, FallbackRecordedWhenCyclesDoNotOpen) {
-  if (hardware_cycles_open()) GTEST_SKIP() << "this machine has a hardware PMU; no fallback";
+  if (hardware_cycles_error() == 0) {
+    GTEST_SKIP() << "this machine has a hardware PMU: cycles open, so there is no fallback";
+  }
   RecordOptions opt;
   opt.command = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"};
   Result r = record(opt);
@@ -110,6 +100,24 @@ TEST_F(RecorderTest, FallbackRecordedWhenCyclesDoNotOpen) {
   EXPECT_NE(e.fallback_reason.find("no hardware PMU"), std::string::npos) << e.fallback_reason;
   ASSERT_FALSE(r.profile.run.notices.empty());
   EXPECT_NE(r.profile.run.notices[0].find("sampling cpu-clock instead"), std::string::npos);
+}
+
+// Where the machine has a hardware PMU, the default CPU_CLK_UNHALTED samples
+// unhalted cycles itself: no fallback, a hardware event, samples in the
+// workload. (On VMs without a virtual PMU this skips: the test above covers them.)
+TEST_F(RecorderTest, HardwareCyclesSampleWithoutFallback) {
+  if (const int err = hardware_cycles_error(); err != 0) {
+    GTEST_SKIP() << "no hardware PMU: cycles cannot open (" << test::errno_text(err) << ")";
+  }
+  RecordOptions opt;
+  opt.command = {"/bin/sh", "-c", kLoop};
+  Result r = record(opt);
+  const EventInfo& e = r.profile.run.event;
+  EXPECT_FALSE(e.fell_back) << e.fallback_reason;
+  EXPECT_NE(e.type, uint32_t{PERF_TYPE_SOFTWARE}) << e.name;
+  EXPECT_EQ(e.name, "CPU_CLK_UNHALTED");
+  EXPECT_GT(r.summary.samples, 0u);
+  EXPECT_EQ(r.agg.counts().samples, r.summary.samples);
 }
 
 TEST_F(RecorderTest, PeriodFromEventSpec) {

@@ -2,9 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,24 +155,6 @@ std::string kprof_binary() {
 }
 std::string program(const std::string& name) {
   return std::string(KPROF_PROGRAMS_DIR) + "/" + name;
-}
-
-bool can_sample(std::string* why) {
-  perf_event_attr attr{};
-  attr.size = sizeof(attr);
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_freq = 100;
-  attr.freq = 1;
-  attr.disabled = 1;
-  long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd >= 0) {
-    ::close(static_cast<int>(fd));
-    return true;
-  }
-  *why = std::string("perf_event_open(cpu-clock) not permitted here: ") + std::strerror(errno) +
-         " (see /proc/sys/kernel/perf_event_paranoid)";
-  return false;
 }
 
 std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,

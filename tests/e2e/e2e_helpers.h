@@ -80,10 +80,6 @@ using test::write_text;
 std::string kprof_binary();                    // KPROF_BINARY
 std::string program(const std::string& name);  // KPROF_PROGRAMS_DIR/name
 
-// Whether this process may sample itself with the cpu-clock software event;
-// when not, `why` says so (for GTEST_SKIP).
-bool can_sample(std::string* why);
-
 // Samples per function name among rows of `mode` whose image name ends with
 // `image_suffix` ("" = any image).
 std::map<std::string, uint64_t> by_function(const Histogram& h, Mode mode,

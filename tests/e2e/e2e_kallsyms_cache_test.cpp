@@ -10,6 +10,7 @@
 #include "collector/procfs.h"
 #include "core/format.h"
 #include "tests/e2e/e2e_helpers.h"
+#include "tests/support/sampling.h"
 
 namespace kprof::e2e {
 namespace {
@@ -17,8 +18,7 @@ namespace {
 class KallsymsCacheE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!can_sample(&why)) GTEST_SKIP() << why;
+    KPROF_REQUIRE_SAMPLING();
     if (cache_.path().empty()) GTEST_SKIP() << "no boot id here: kprof records without a cache";
   }
 
