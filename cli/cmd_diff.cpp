@@ -38,14 +38,14 @@ std::vector<DiffSide> split_sides(const std::vector<std::string>& args) {
     for (const std::string& path : groups[0]) sides.push_back({"", {DiffRun{path}}});
   } else {
     for (const auto& g : groups) {
-      if (g.empty()) throw Error("empty side between '--' separators: give each side a profile");
+      if (g.empty()) throw Error("empty side between '--' separators: give each side a profile", 2);
       DiffSide side;
       for (const std::string& path : g) side.runs.push_back(DiffRun{path});
       sides.push_back(std::move(side));
     }
   }
   if (sides.size() < 2) {
-    throw Error("diff needs at least two profiles: kprof diff BASE.kprof NEW.kprof");
+    throw Error("diff needs at least two profiles: kprof diff BASE.kprof NEW.kprof", 2);
   }
   return sides;
 }
@@ -55,7 +55,7 @@ double parse_score(const std::string& text, const std::string& spec) {
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno || !(v > 0)) {
-    throw Error("bad --score '" + spec + "': give LABEL=VALUE with a positive number");
+    throw Error("bad --score '" + spec + "': give LABEL=VALUE with a positive number", 2);
   }
   return v;
 }
@@ -65,7 +65,7 @@ void apply_scores(std::vector<DiffSide>& sides, const std::vector<std::string>& 
   for (const std::string& spec : specs) {
     const size_t eq = spec.rfind('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error("bad --score '" + spec + "': give LABEL=VALUE (a label shown by kprof diff)");
+      throw Error("bad --score '" + spec + "': give LABEL=VALUE (a label shown by kprof diff)", 2);
     }
     const std::string label = spec.substr(0, eq);
     std::vector<double> values;
@@ -86,10 +86,11 @@ void apply_scores(std::vector<DiffSide>& sides, const std::vector<std::string>& 
       }
     }
     if (!side)
-      throw Error("no profile labelled '" + label + "' for --score (labels: " + known + ")");
+      throw Error("no profile labelled '" + label + "' for --score (labels: " + known + ")", 2);
     if (values.size() != 1 && values.size() != side->runs.size()) {
       throw Error("--score '" + spec + "' gives " + std::to_string(values.size()) + " values for " +
-                  std::to_string(side->runs.size()) + " runs: give one or one per run");
+                      std::to_string(side->runs.size()) + " runs: give one or one per run",
+                  2);
     }
     for (size_t r = 0; r < side->runs.size(); ++r) {
       side->runs[r].score = values.size() == 1 ? values[0] : values[r];

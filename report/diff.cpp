@@ -20,7 +20,7 @@ DiffBy parse_diff_by(const std::string& s) {
   if (s == "function") return DiffBy::Function;
   if (s == "image") return DiffBy::Image;
   if (s == "mode") return DiffBy::Mode;
-  throw Error("unknown --by '" + s + "': use function, image or mode");
+  throw Error("unknown --by '" + s + "': use function, image or mode", 2);  // a usage error
 }
 
 const char* diff_by_name(DiffBy by) {

@@ -5,17 +5,31 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/format.h"
 #include "core/model.h"
 #include "tests/e2e/e2e_helpers.h"
 
 namespace kprof::faults {
+
+// For the guards below, which need root: skips the test when not root, and
+// fails it when root could not set the machine up (a failed mount(2) or an
+// unwritable /proc/sys is a broken test machine, not a reason to pass).
+#define KPROF_REQUIRE_ROOT_SETUP(ok, why)          \
+  do {                                             \
+    if (!(ok)) {                                   \
+      if (::geteuid() != 0) GTEST_SKIP() << (why); \
+      FAIL() << (why);                             \
+    }                                              \
+  } while (0)
 
 // Mounts a tmpfs at `dir` (created if needed); unmounts (lazily) on
 // destruction. ok() is false, with why(), when not root or mount(2) fails.

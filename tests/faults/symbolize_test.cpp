@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"
+#include "tests/support/sampling.h"
 
 namespace kprof::faults {
 namespace {
@@ -25,10 +26,7 @@ using e2e::TempDir;
 
 class Symbolize : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (!e2e::can_sample(&why)) GTEST_SKIP() << why;
-  }
+  void SetUp() override { KPROF_REQUIRE_SAMPLING(); }
 
   std::vector<std::string> record_argv(const std::vector<std::string>& cmd) const {
     std::vector<std::string> argv = {kprof_binary(), "record", "-F", "999", "-o", out_, "--"};
@@ -165,7 +163,7 @@ TEST_F(Symbolize, DeletedBinaryWarnsAndKeepsItsSamplesUnnamed) {
 TEST_F(Symbolize, NotAProfileFailsWithOneLine) {
   e2e::write_text(out_, "hello, not a profile\n");
   RunResult r = symbolize();
-  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
   auto lines = r.err_lines();
   ASSERT_EQ(lines.size(), 1u) << r.describe();
   EXPECT_NE(lines[0].find(out_), std::string::npos) << r.describe();
