@@ -117,6 +117,8 @@ const char* chunk_type_name(uint16_t type) {
       return "histogram";
     case ChunkType::End:
       return "end";
+    case ChunkType::Stacks:
+      return "stacks";
   }
   return "unknown";
 }
@@ -416,6 +418,7 @@ Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
       case ChunkType::Modules:
       case ChunkType::Summary:
       case ChunkType::Histogram:
+      case ChunkType::Stacks:
         return true;
       default:
         return false;
@@ -444,6 +447,9 @@ Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
         break;
       case ChunkType::Histogram:
         p.histogram = decode_histogram(c.payload);
+        break;
+      case ChunkType::Stacks:
+        p.stacks = decode_stacks(c.payload);
         break;
       default:
         break;

@@ -5,7 +5,7 @@
 //            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
-// Histogram, End. A second Kallsyms chunk before Histogram means kprof record
+// Histogram, [Stacks (with -g)], End. A second Kallsyms chunk before Histogram means kprof record
 // read /proc/kallsyms again at the end (collector/kallsyms_cache.h); readers
 // take the last one. Records chunks are written while recording, so a file cut
 // short (kill -9, full disk) still reads up to its last complete chunk; the
@@ -23,7 +23,8 @@
 // extra ones; fields an older writer did not write keep their defaults. So a
 // field may be appended to a struct without a version bump; reordering or
 // changing a field's type needs one. Kallsyms and Modules hold the raw text;
-// Records see records.h.
+// Records see records.h. Stacks: see encode_stacks in format_codec.cpp (its
+// stack table is plain varints, since it holds nearly all of the chunk).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "core/stacks.h"
 
 namespace kprof {
 
@@ -51,6 +53,7 @@ enum class ChunkType : uint16_t {
   Summary = 5,    // Summary
   Histogram = 6,  // Histogram (symbolized)
   End = 7,        // empty; the file is complete
+  Stacks = 8,     // Stacks (symbolized call stacks; -g profiles only), after Histogram
 };
 const char* chunk_type_name(uint16_t type);
 
@@ -61,6 +64,8 @@ std::vector<uint8_t> encode_summary(const Summary&);
 Summary decode_summary(std::span<const uint8_t>);
 std::vector<uint8_t> encode_histogram(const Histogram&);
 Histogram decode_histogram(std::span<const uint8_t>);
+std::vector<uint8_t> encode_stacks(const Stacks&);
+Stacks decode_stacks(std::span<const uint8_t>);
 
 // A chunk in its stored form (what follows its header in a file), so it can be
 // copied from one file to another without compressing it again: kprof record
@@ -166,6 +171,7 @@ struct Profile {
   std::string kallsyms;  // snapshot text
   std::string modules;
   std::optional<Histogram> histogram;  // absent when the file was cut short
+  std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
   ReadStatus status;
 };
 Profile load_profile(const std::string& path, RecordSink* records = nullptr);

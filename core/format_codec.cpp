@@ -1,4 +1,4 @@
-// Payload codecs for the Meta, Summary and Histogram chunks.
+// Payload codecs for the Meta, Summary, Histogram and Stacks chunks.
 //
 // Encoding (see format.h): every struct is a varint field count followed by its
 // fields in a fixed order; nested structs and list elements are length-prefixed
@@ -11,6 +11,7 @@
 #include "core/bytes.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/stacks.h"
 
 namespace kprof {
 namespace {
@@ -199,15 +200,45 @@ Summary decode_summary(std::span<const uint8_t> data) {
   return s;
 }
 
-std::vector<uint8_t> encode_histogram(const Histogram& h) {
-  FieldWriter f(2);
-  f.w.varint(h.images.size());
-  for (const auto& im : h.images) {
+namespace {
+
+void encode_images(FieldWriter& f, const std::vector<Image>& images) {
+  f.w.varint(images.size());
+  for (const auto& im : images) {
     FieldWriter e(2);
     e.w.str(im.name);
     e.w.str(im.build_id);
     f.blob(e.w.bytes());
   }
+}
+
+void decode_images(FieldReader& f, std::vector<Image>& images, std::string_view context) {
+  images.resize(f.r.count(2));
+  for (auto& im : images) {
+    FieldReader e(f.blob(), context);
+    if (e.next()) im.name = e.r.str();
+    if (e.next()) im.build_id = e.r.str();
+  }
+}
+
+Mode decode_mode(ByteReader& r) {
+  const uint8_t mode = r.u8();
+  if (mode > static_cast<uint8_t>(Mode::Unknown)) r.fail("unknown mode");
+  return static_cast<Mode>(mode);
+}
+
+// An index read from the file, checked against the table it points into.
+uint32_t decode_index(ByteReader& r, size_t size, const char* what) {
+  const uint64_t i = r.varint();
+  if (i >= size) r.fail(std::string(what) + " " + std::to_string(i) + " of " + std::to_string(size));
+  return static_cast<uint32_t>(i);
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_histogram(const Histogram& h) {
+  FieldWriter f(2);
+  encode_images(f, h.images);
   f.w.varint(h.rows.size());
   for (const auto& row : h.rows) {
     FieldWriter e(5);
@@ -224,37 +255,92 @@ std::vector<uint8_t> encode_histogram(const Histogram& h) {
 Histogram decode_histogram(std::span<const uint8_t> data) {
   Histogram h;
   FieldReader f(data, "profile chunk 'histogram'");
-  if (f.next()) {
-    h.images.resize(f.r.count(2));
-    for (auto& im : h.images) {
-      FieldReader e(f.blob(), "profile chunk 'histogram' image");
-      if (e.next()) im.name = e.r.str();
-      if (e.next()) im.build_id = e.r.str();
-    }
-  }
+  if (f.next()) decode_images(f, h.images, "profile chunk 'histogram' image");
   if (f.next()) {
     h.rows.resize(f.r.count(2));
     for (auto& row : h.rows) {
       FieldReader e(f.blob(), "profile chunk 'histogram' row");
-      if (e.next()) {
-        const uint64_t image = e.r.varint();
-        if (image >= h.images.size())
-          e.r.fail("row names image " + std::to_string(image) + " of " +
-                   std::to_string(h.images.size()));
-        row.image = static_cast<uint32_t>(image);
-      }
+      if (e.next()) row.image = decode_index(e.r, h.images.size(), "row names image");
       if (e.next()) row.function = e.r.str();
-      if (e.next()) {
-        const uint8_t mode = e.r.u8();
-        if (mode > static_cast<uint8_t>(Mode::Unknown)) e.r.fail("unknown mode");
-        row.mode = static_cast<Mode>(mode);
-      }
+      if (e.next()) row.mode = decode_mode(e.r);
       if (e.next()) row.samples = e.r.varint();
       if (e.next()) row.period = e.r.varint();
     }
   }
   if (!h.rows.empty() && h.images.empty()) f.r.fail("rows without images");
   return h;
+}
+
+// Stacks: images and frames as small structs (field counts, so fields can be
+// added); the stack table, which holds nearly all the bytes, as plain varints:
+// process, frame count, frame ids (leaf first), samples, period.
+std::vector<uint8_t> encode_stacks(const Stacks& st) {
+  FieldWriter f(4);
+  encode_images(f, st.images);
+  f.w.varint(st.frames.size());
+  for (const Frame& fr : st.frames) {
+    FieldWriter e(3);
+    e.w.varint(fr.image);
+    e.w.str(fr.function);
+    e.w.u8(static_cast<uint8_t>(fr.mode));
+    f.blob(e.w.bytes());
+  }
+  f.w.varint(st.processes.size());
+  for (const StackProcess& p : st.processes) {
+    FieldWriter e(2);
+    e.w.varint(p.pid);
+    e.w.str(p.name);
+    f.blob(e.w.bytes());
+  }
+  f.w.varint(st.stacks.size());
+  for (const Stack& s : st.stacks) {
+    f.w.varint(s.process);
+    f.w.varint(s.frames.size());
+    for (uint32_t id : s.frames) f.w.varint(id);
+    f.w.varint(s.samples);
+    f.w.varint(s.period);
+  }
+  return f.w.take();
+}
+
+Stacks decode_stacks(std::span<const uint8_t> data) {
+  Stacks st;
+  FieldReader f(data, "profile chunk 'stacks'");
+  if (f.next()) decode_images(f, st.images, "profile chunk 'stacks' image");
+  if (f.next()) {
+    st.frames.resize(f.r.count(2));
+    for (Frame& fr : st.frames) {
+      FieldReader e(f.blob(), "profile chunk 'stacks' frame");
+      if (e.next()) fr.image = decode_index(e.r, st.images.size(), "frame names image");
+      if (e.next()) fr.function = e.r.str();
+      if (e.next()) fr.mode = decode_mode(e.r);
+    }
+  }
+  if (f.next()) {
+    st.processes.resize(f.r.count(2));
+    for (StackProcess& p : st.processes) {
+      FieldReader e(f.blob(), "profile chunk 'stacks' process");
+      if (e.next()) {
+        const uint64_t pid = e.r.varint();
+        if (pid > UINT32_MAX) e.r.fail("pid " + std::to_string(pid));
+        p.pid = static_cast<uint32_t>(pid);
+      }
+      if (e.next()) p.name = e.r.str();
+    }
+  }
+  if (f.next()) {
+    st.stacks.resize(f.r.count(4));  // process, count, one frame, samples, period: >= 5 bytes
+    for (Stack& s : st.stacks) {
+      s.process = decode_index(f.r, st.processes.size(), "stack names process");
+      const size_t n = f.r.count(1);
+      if (n == 0) f.r.fail("stack without frames");
+      s.frames.resize(n);
+      for (uint32_t& id : s.frames) id = decode_index(f.r, st.frames.size(), "stack names frame");
+      s.samples = f.r.varint();
+      s.period = f.r.varint();
+    }
+  }
+  return st;
 }
 
 }  // namespace kprof

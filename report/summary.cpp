@@ -12,6 +12,7 @@ ProfileHistogram histogram_of(const Profile& profile) {
   ProfileHistogram out;
   if (profile.histogram) {
     out.histogram = *profile.histogram;
+    out.stacks = profile.stacks;
     return out;
   }
   // Symbols are only written when recording ends, so a cut-short file has

@@ -3,6 +3,7 @@
 // profile file only; never the live system.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/format.h"
@@ -16,6 +17,9 @@ struct ProfileHistogram {
   // recovered ("profile cut short: ...; recovered K samples (...)").
   std::string notice;
   bool recovered = false;  // rebuilt from Records chunks (user functions not named)
+  // The call stacks of a -g profile (the stored Stacks chunk, or rebuilt from
+  // the Records with the histogram); absent for a profile without call chains.
+  std::optional<Stacks> stacks;
 };
 
 // The histogram of `profile`: the stored Histogram chunk when there is one.

@@ -1,0 +1,56 @@
+// Call stacks, symbolized: the model behind `report --children`, `--callers`
+// / `--callees`, the diff on inclusive shares and the folded / pprof exports.
+// It sits beside the flat Histogram (model.h); for a -g profile the flat
+// table is the view of each stack's leaf frame, so the two always agree.
+//
+// Interned, as stored in a Stacks chunk (format.h):
+// - images: the binaries frames lie in (as Histogram::images);
+// - frames: distinct (image, function, mode) triples;
+// - processes: distinct (pid, name) pairs the stacks belong to;
+// - stacks: distinct (process, frame sequence), with their samples and period.
+// A stack's frames are leaf first: frames[0] is the function the sample hit,
+// frames.back() the outermost caller found (for a syscall: user frames
+// after the kernel's entry path). A recursive function appears once per level.
+// No Linux or libdw dependency.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+
+namespace kprof {
+
+struct Frame {
+  uint32_t image = 0;    // index into Stacks::images
+  std::string function;  // demangled name, or "[unknown]"
+  Mode mode = Mode::Unknown;
+  auto operator<=>(const Frame&) const = default;
+};
+
+struct StackProcess {
+  uint32_t pid = 0;
+  std::string name;  // comm ("swapper" for pid 0); "" when never seen
+  auto operator<=>(const StackProcess&) const = default;
+};
+
+struct Stack {
+  uint32_t process = 0;         // index into Stacks::processes
+  std::vector<uint32_t> frames;  // indices into Stacks::frames, leaf first; never empty
+  uint64_t samples = 0;
+  uint64_t period = 0;  // sum of sample periods (events)
+  auto operator<=>(const Stack&) const = default;
+};
+
+struct Stacks {
+  std::vector<Image> images;
+  std::vector<Frame> frames;
+  std::vector<StackProcess> processes;
+  std::vector<Stack> stacks;  // any order; each (process, frames) at most once
+  uint64_t total_samples() const;
+  auto operator<=>(const Stacks&) const = default;
+};
+
+}  // namespace kprof
