@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
   libpfm4-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev libboost-dev
-  libcli11-dev nlohmann-json3-dev libgtest-dev googletest
+  libcli11-dev nlohmann-json3-dev libgtest-dev googletest python3
   clang-14 libclang-rt-14-dev linux-perf file
 )
 # Extra packages for samples/ (PostgreSQL, the qemu demo), asked for with --samples.

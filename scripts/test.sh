@@ -10,6 +10,8 @@
 #   scripts/test.sh --fuzz [SECONDS]
 #                              every libFuzzer target for SECONDS (default 20)
 #                              each, clang-14 build in build-fuzz/ (fuzz/run.sh)
+# Each ctest run ends with the skipped tests and their reasons; with CI=true
+# (as CI runs it) a skip not listed in tests/expected-skips.txt fails the run.
 # The exit status is non-zero when any part failed. Installs missing Debian packages first (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +35,27 @@ jobs=$(nproc)
 # where `set -e` does not apply, and a failed build must not go on to run
 # ctest on stale binaries.
 
+# ctest in build dir DIR (more ctest arguments follow), then the skip check:
+# every skipped test is listed with its reason, and under CI=true one that is
+# not in tests/expected-skips.txt fails the run (scripts/check-skips.py).
+# ctest's own summary is printed again last, so it still ends the output.
+run_ctest() {
+  local dir=$1 rc skip_rc=0
+  shift
+  rm -f "$dir/ctest-junit.xml" "$dir/ctest.rc"
+  { (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600 \
+       --output-junit "$PWD/ctest-junit.xml" "$@"; echo $? >ctest.rc) 2>&1; } | tee "$dir/ctest.log"
+  rc=$(cat "$dir/ctest.rc" 2>/dev/null || echo 1)
+  python3 scripts/check-skips.py "$dir/ctest-junit.xml" tests/expected-skips.txt || skip_rc=1
+  sed -n '/tests passed, .* tests failed out of/,$p' "$dir/ctest.log"
+  [[ $rc -eq 0 && $skip_rc -eq 0 ]]
+}
+
 # The release build and the whole suite; ctest's summary ends the output.
 run_release() {
   cmake -S . -B build -G Ninja >/dev/null &&
     ninja -C build -j"$jobs" &&
-    (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+    run_ctest build
 }
 
 # Sanitizer errors get their own exit codes, so a test that expects kprof's
@@ -47,11 +65,10 @@ run_release() {
 run_asan() {
   cmake -S . -B build-asan -G Ninja -DKPROF_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
     ninja -C build-asan -j"$jobs" &&
-    (cd build-asan &&
-       ASAN_OPTIONS="detect_leaks=1:exitcode=86:${ASAN_OPTIONS:-}" \
-       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:${UBSAN_OPTIONS:-}" \
-       LSAN_OPTIONS="exitcode=88:${LSAN_OPTIONS:-}" \
-       ctest --output-on-failure -j"$jobs" --timeout 600 -LE long -E '^samples_')
+    ASAN_OPTIONS="detect_leaks=1:exitcode=86:${ASAN_OPTIONS:-}" \
+      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:${UBSAN_OPTIONS:-}" \
+      LSAN_OPTIONS="exitcode=88:${LSAN_OPTIONS:-}" \
+      run_ctest build-asan -LE long -E '^samples_'
 }
 
 run_fuzz() {
