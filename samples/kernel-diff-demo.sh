@@ -25,14 +25,32 @@
 # turn, its init records the workload and writes the results as a tar to the
 # raw virtio disk, which the host reads back; (4) `kprof diff`.
 #
-# Exit status: 0 done, 77 skipped (qemu or the packages cannot be had; the
-# reason is printed), anything else a failure. No qemu outlives the script.
+# The kernels: when apt's package lists lack the pinned version, the script
+# runs `apt-get update` (as root) and looks again. A pin that is still not
+# there is stale (the version left the archive): that fails, naming the
+# package and how to update KABI and KPKG_VERSION below. Only a mirror that
+# cannot be reached (apt-get update or apt-get download failing to connect or
+# resolve) or a host whose apt has no bookworm source is a skip.
+#
+# Environment: KPROF_DEMO_KABI and KPROF_DEMO_KPKG_VERSION override the pin
+# (e.g. KPROF_DEMO_KPKG_VERSION=0.0-bogus to check the stale-pin failure);
+# KPROF_DEMO_CACHE the cache directory (default samples/cache);
+# KPROF_STATIC_BUILD and KPROF_STATIC as in (2).
+#
+# Exit status: 0 done, 77 skipped (no x86-64, qemu or the tools cannot be
+# installed, the mirror cannot be reached, no bookworm apt source; the reason
+# is printed on a SKIP: line), anything else a failure (1: a stale pin among
+# them). No qemu outlives the script.
 set -euo pipefail
 
 # Pinned kernels: bookworm's 6.1.176-1 (the linux-image-amd64 metapackage of
-# Debian 12's point release). `apt-cache search linux-image-6.1` lists others.
-readonly KABI=6.1.0-50
-readonly KPKG_VERSION=6.1.176-1
+# Debian 12's point release). To move the pin, `apt-cache madison
+# linux-image-amd64` gives the current version and `apt-cache show
+# linux-image-amd64=VERSION | grep ^Depends` its ABI (linux-image-6.1.0-NN-amd64);
+# `apt-cache search linux-image-6.1` lists the others.
+readonly KABI=${KPROF_DEMO_KABI:-6.1.0-50}
+readonly KPKG_VERSION=${KPROF_DEMO_KPKG_VERSION:-6.1.176-1}
+readonly SUITE=bookworm
 readonly FLAVORS=(amd64 rt-amd64)
 readonly LABELS=(generic rt)
 readonly MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
@@ -98,27 +116,145 @@ need_tools() {
     skip "missing ${missing[*]} (apt-get install ${missing[*]}, or run as root without --no-install)"
   say "installing ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
-    >"$work/apt.log" 2>&1 || skip "apt-get install ${missing[*]} failed: $(tail -1 "$work/apt.log")"
+    >"$work/apt.log" 2>&1 || skip "apt-get install ${missing[*]} failed: $(first_error "$work/apt.log")"
+}
+
+# first_error LOG: apt's first error line in LOG (else its first warning, else
+# its last line).
+first_error() {
+  grep -m1 '^E: ' "$1" || grep -m1 '^W: ' "$1" || tail -1 "$1"
+}
+
+# What apt says when the mirror cannot be reached (as opposed to a 404 or a
+# version apt does not know).
+readonly NET_ERRORS='Could not (connect|resolve)|Unable to connect|Temporary failure resolving|Failed to connect|Connection (timed out|failed|refused)|Network is unreachable|No route to host|Operation timed out|[[:space:]]50[0234][[:space:]]'
+
+# The packages that carry a flavor's kernel, in order of preference (the
+# signed one is the same kernel with a Secure Boot signature).
+kernel_pkgs() { echo "linux-image-$KABI-$1-unsigned linux-image-$KABI-$1"; }
+
+# kernel_ready FLAVOR: vmlinuz and the modules of the pinned kernel are in the cache.
+kernel_ready() {
+  [[ -f $cache/$KABI-$1/vmlinuz && $(cat "$cache/$KABI-$1/.complete" 2>/dev/null) == "$KPKG_VERSION" ]]
+}
+
+# cached_deb FLAVOR: prints the cached .deb of the flavor's pinned kernel, if any.
+cached_deb() {
+  local p
+  for p in $(kernel_pkgs "$1"); do
+    [[ -f $cache/${p}_${KPKG_VERSION}_amd64.deb ]] || continue
+    echo "$cache/${p}_${KPKG_VERSION}_amd64.deb"
+    return 0
+  done
+  return 1
+}
+
+apt_versions() {  # PKG: the versions of PKG in apt's package lists
+  apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -u
+}
+
+# apt_update: refreshes apt's package lists, at most once a run; fails when
+# apt could not fetch every index (the log is $work/update.log).
+apt_update_rc=
+apt_update() {
+  if [[ -z $apt_update_rc ]]; then
+    say "apt-get update (apt's lists lack the pinned kernel or are stale)"
+    apt_update_rc=0
+    apt-get update --error-on=any -o DPkg::Lock::Timeout=120 >"$work/update.log" 2>&1 ||
+      apt_update_rc=1
+    if grep -q 'error-on.*not understood' "$work/update.log"; then  # apt < 2.1.16
+      apt_update_rc=0
+      apt-get update >"$work/update.log" 2>&1 || apt_update_rc=1
+    fi
+    grep -q '^[EW]: Failed to fetch' "$work/update.log" && apt_update_rc=1
+  fi
+  return "$apt_update_rc"
+}
+
+# has_suite: one of apt's sources is $SUITE (by name in sources.list, or by
+# the codename of a fetched release).
+# shellcheck disable=SC2016  # $(RELEASE) and $(CODENAME) are apt's, not the shell's
+has_suite() {
+  { apt-get indextargets --no-release-info --format '$(RELEASE)'
+    apt-get indextargets --format '$(CODENAME)'; } 2>/dev/null | grep -qxF "$SUITE"
+}
+
+# The stale-pin failure: one message naming the package, the version, and
+# how to move the pin.
+pin_gone() {
+  local flavor=$1 pkgs newest abi found
+  pkgs=$(kernel_pkgs "$flavor")
+  found=$(apt_versions "${pkgs%% *}" | paste -sd' ')
+  newest=$(apt_versions linux-image-amd64 | sort -V | tail -1)
+  abi=$(apt-cache show "linux-image-amd64=$newest" 2>/dev/null |
+        sed -n 's/^Depends: linux-image-\([0-9][^ ,]*\)-amd64 .*/\1/p' | head -1)
+  die "stale pin: the kernel ${pkgs%% *}=$KPKG_VERSION (or ${pkgs#* }=$KPKG_VERSION) is not in the archive any more: apt-get update succeeded and no apt source has that version (apt has ${pkgs%% *} at: ${found:-no version}).
+  Update the pin: KABI and KPKG_VERSION at the top of $here/kernel-diff-demo.sh${newest:+ (linux-image-amd64 is at $newest here${abi:+: KABI=$abi KPKG_VERSION=$newest})}; \`apt-cache madison linux-image-amd64\` and \`apt-cache search linux-image-6.1\` list the kernels. Then refresh samples/generic.kprof and samples/rt.kprof (samples/README.md).${KPROF_DEMO_KABI:+ (KABI came from KPROF_DEMO_KABI=$KPROF_DEMO_KABI.)}${KPROF_DEMO_KPKG_VERSION:+ (KPKG_VERSION came from KPROF_DEMO_KPKG_VERSION=$KPROF_DEMO_KPKG_VERSION.)}"
+}
+
+# find_pinned FLAVOR: sets pinned[FLAVOR] to the package apt can download at
+# $KPKG_VERSION. Refreshes apt's lists when they lack it; fails when the
+# archive no longer has it; skips when the mirror cannot be reached to tell.
+declare -A pinned=()
+find_pinned() {
+  local flavor=$1 p pass
+  local want="linux-image-$KABI-$flavor=$KPKG_VERSION"
+  command -v apt-get >/dev/null ||
+    skip "no apt-get to download the kernel $want (not a Debian host); put ${want/=/_}_amd64.deb in $cache/"
+  for pass in lists updated; do
+    for p in $(kernel_pkgs "$flavor"); do
+      apt_versions "$p" | grep -qxF "$KPKG_VERSION" && { pinned[$flavor]=$p; return 0; }
+    done
+    [[ $pass == updated ]] && break
+    if [[ $(id -u) -ne 0 ]]; then
+      has_suite || skip "apt has no $SUITE source, where the pinned kernel $want lives (add one, or put the .deb in $cache/)"
+      die "the pinned kernel $want is not in apt's package lists, which may be stale; refreshing them needs root: run apt-get update as root and try again (if it is still missing then, the pin is stale: see KABI and KPKG_VERSION at the top of $here/kernel-diff-demo.sh)"
+    fi
+    apt_update || true
+  done
+  if [[ $apt_update_rc -ne 0 ]]; then
+    grep -qE "$NET_ERRORS" "$work/update.log" &&
+      skip "network: apt-get update could not reach the mirror ($(first_error "$work/update.log")), so whether the archive still has the pinned kernel $want is unknown"
+    die "apt-get update failed ($(first_error "$work/update.log")), and apt's lists lack the pinned kernel $want"
+  fi
+  has_suite || skip "apt has no $SUITE source, where the pinned kernel $want lives (add one, or put the .deb in $cache/)"
+  pin_gone "$flavor"
+}
+
+# download_kernel FLAVOR: apt-get download of the flavor's pinned package
+# into the cache.
+download_kernel() {
+  local flavor=$1 try
+  for try in 1 2; do
+    [[ -n ${pinned[$flavor]:-} ]] || find_pinned "$flavor"
+    local pkg=${pinned[$flavor]}
+    say "downloading $pkg=$KPKG_VERSION"
+    (cd "$cache" && apt-get download "$pkg=$KPKG_VERSION") >"$work/dl.log" 2>&1 && return 0
+    grep -qE "$NET_ERRORS" "$work/dl.log" &&
+      skip "network: cannot download $pkg=$KPKG_VERSION from the mirror ($(first_error "$work/dl.log"))"
+    # Else apt's lists may be stale (a 404: the version left the mirror):
+    # refresh them once and look again, which fails on a stale pin.
+    [[ $try -eq 1 && -z $apt_update_rc && $(id -u) -eq 0 ]] || break
+    apt_update || true
+    unset "pinned[$flavor]"
+  done
+  local also=
+  [[ ${apt_update_rc:-0} -eq 0 ]] || also="; apt-get update failed too: $(first_error "$work/update.log")"
+  die "apt-get download $pkg=$KPKG_VERSION failed: $(first_error "$work/dl.log")$also"
 }
 
 # Fetches the flavor's package into the cache and extracts vmlinuz and the
 # virtio modules to $cache/$KABI-$flavor/ (kept: later runs start there).
 fetch_kernel() {
-  local flavor=$1 deb pkg m f
+  local flavor=$1 deb m f
   local dir=$cache/$KABI-$flavor
-  [[ -f $dir/vmlinuz && -f $dir/.complete ]] && return
+  kernel_ready "$flavor" && return
   mkdir -p "$cache"
-  for pkg in "linux-image-$KABI-$flavor-unsigned" "linux-image-$KABI-$flavor"; do
-    deb=$(ls "$cache/${pkg}_${KPKG_VERSION}"_amd64.deb 2>/dev/null || true)
-    [[ -n $deb ]] && break
-    say "downloading $pkg=$KPKG_VERSION"
-    if (cd "$cache" && apt-get download "$pkg=$KPKG_VERSION") >"$work/dl.log" 2>&1; then
-      deb=$cache/${pkg}_${KPKG_VERSION}_amd64.deb
-      break
-    fi
-  done
-  [[ -n $deb && -f $deb ]] ||
-    skip "cannot download linux-image-$KABI-$flavor=$KPKG_VERSION ($(tail -1 "$work/dl.log"))"
+  if ! deb=$(cached_deb "$flavor"); then
+    download_kernel "$flavor"
+    deb=$(cached_deb "$flavor") ||
+      die "apt-get download of ${pinned[$flavor]}=$KPKG_VERSION left no .deb in $cache"
+  fi
   rm -rf "$dir" && mkdir -p "$dir/modules"
   dpkg-deb --fsys-tarfile "$deb" >"$work/kernel.tar"
   tar -xf "$work/kernel.tar" -C "$work" --wildcards './boot/vmlinuz-*' \
@@ -134,7 +270,7 @@ fetch_kernel() {
     fi
   done
   rm -rf "${work:?}/kernel.tar" "${work:?}/boot" "${work:?}/lib"
-  touch "$dir/.complete"
+  echo "$KPKG_VERSION" >"$dir/.complete"
 }
 
 # --- (2) static kprof, workload and initramfs ---------------------------------
@@ -251,6 +387,10 @@ boot() {
 
 # --- main ----------------------------------------------------------------------
 [[ $(uname -m) == x86_64 ]] || skip "the demo boots x86-64 kernels (this is $(uname -m))"
+# The pins first: a stale one fails before anything is installed or built.
+for f in "${FLAVORS[@]}"; do
+  kernel_ready "$f" || cached_deb "$f" >/dev/null || find_pinned "$f"
+done
 need_tools
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

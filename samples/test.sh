@@ -12,9 +12,12 @@
 #
 # Every test asserts on what kprof recorded (its `report --csv -` rows), so a
 # broken recorder or symbolizer fails them. A test whose prerequisite is
-# missing (PostgreSQL, googletest sources, qemu, the network) says SKIP and
-# why. Exit status: 0 passed (some may have skipped), 1 something failed,
-# 77 everything skipped.
+# missing (PostgreSQL, googletest sources, qemu, the network) says
+# `SKIP NAME: why` (the workload script's own SKIP: reason); a workload that
+# exits 77 without one fails. Exit status: 1 something failed; 77 every test
+# that ran skipped (so with one --only, as ctest runs them: exactly when that
+# test skipped); 0 otherwise (when several ran, some may have skipped: the
+# summary line names them); 2 a bad option.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
@@ -24,7 +27,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --kprof) KPROF=$2; shift 2 ;;
     --demo) demo=1; shift ;;
-    --only) only+=("$2"); shift 2 ;;
+    --only)
+      case ${2:-} in
+        syscalls|oltp|compile|shipped|demo) only+=("$2"); shift 2 ;;
+        *) echo "test.sh: no test '${2:-}' (syscalls, oltp, compile, shipped, demo)" >&2; exit 2 ;;
+      esac ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -38,8 +45,24 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 echo "testing with $KPROF" >&2
 
-passed=() failed=() skipped=()
+passed=() failed=() skipped=() skip_reason=
 fail() { echo "  FAIL: $*" >&2; return 1; }
+# skip REASON: the test cannot run here; REASON goes on its SKIP line.
+skip() { skip_reason=$*; return 77; }
+
+# workload LOG CMD...: runs a workload script, its stderr shown and kept in
+# LOG, and returns its status; 77 counts as a skip only with the script's own
+# `SKIP: reason` line (sample_skip), which becomes the test's reason.
+workload() {
+  local log=$1 rc reason a name
+  shift
+  { "$@" 2>&1 1>&3 3>&- | tee "$log" >&2; rc=${PIPESTATUS[0]}; } 3>&1
+  [[ $rc -eq 77 ]] || return "$rc"
+  reason=$(sed -n 's/^.*SKIP: //p' "$log" | tail -1)
+  [[ -n $reason ]] && { skip "$reason"; return; }
+  for a in "$@"; do [[ $a == *.sh ]] && { name=$(basename "$a"); break; }; done
+  fail "${name:-$1} exited 77 without a SKIP: line"
+}
 
 # report_csv PROFILE SORT: every row as CSV (samples,percent,image,function,mode).
 report_csv() { "$KPROF" report "$1" --sort "$2" --csv -; }
@@ -84,6 +107,26 @@ if named < 0.95 * ksamples: sys.exit(f"only {100 * named / ksamples:.1f}% of ker
 EOF
 }
 
+# check_kernel_function CSV N REGEX: a kernel row among the N with the most
+# samples has a function (clone suffix aside) that the extended regex matches.
+check_kernel_function() {
+  python3 - "$@" <<'EOF'
+import csv, re, sys
+path, n, pat = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [r for r in csv.DictReader(open(path, newline="")) if r["mode"] == "kernel"]
+rows.sort(key=lambda r: -int(r["samples"]))
+hits = [r for r in rows[:n] if re.fullmatch(pat, r["function"].split(".")[0])]
+if hits:
+    print("  ok: " + ", ".join(f"{r['function']} ({r['samples']})" for r in hits)
+          + f" among the top {n} kernel functions", file=sys.stderr)
+    sys.exit(0)
+print(f"  no kernel function matching {pat} among the top {n}:", file=sys.stderr)
+for r in rows[:n]:
+    print(f"    {r['samples']:>6}  {r['function']}", file=sys.stderr)
+sys.exit(1)
+EOF
+}
+
 # has_function CSV NAME: NAME (exactly, or with a clone suffix) is a kernel row.
 has_function() {
   python3 - "$@" <<'EOF'
@@ -101,28 +144,37 @@ test_syscalls() {
     fail "unexpected table header: $(head -1 "$tmp/sys.txt")" || return
   grep -qE $'^[^\t]+ \\(cycles\\)(\t[0-9]+){6}$' "$tmp/sys.txt" || fail "no cycles row" || return
   grep -qE $'^[^\t]+ \\(ns\\)(\t[0-9.]+){6}$' "$tmp/sys.txt" || fail "no ns row" || return
-  "$here/syscalls.sh" --kprof "$tmp/sys.kprof" --seconds 1 --iterations 5000 >/dev/null ||
+  "$here/syscalls.sh" --kprof "$tmp/sys.kprof" --seconds 2 --iterations 5000 >/dev/null ||
     fail "syscalls.sh --kprof failed" || return
   report_csv "$tmp/sys.kprof" function >"$tmp/sys.csv" || fail "kprof report failed" || return
-  check_top_image "$tmp/sys.csv" 15 syscalls
+  check_top_image "$tmp/sys.csv" 15 syscalls || return
+  # Its kernel side is named, and is the syscall path.
+  check_kernel_profile "$tmp/sys.csv" 50 || fail "kernel functions of the syscalls profile" || return
+  check_kernel_function "$tmp/sys.csv" 20 \
+    'do_syscall_64|entry_SYSCALL_64.*|x64_sys_call|__(x64|ia32)_sys_[a-z0-9_]+|__do_sys_[a-z0-9_]+'
 }
 
 test_oltp() {
-  "$here/oltp.sh" --kprof "$tmp/oltp.kprof" --seconds 3 >"$tmp/oltp.out"
+  # Its own TMPDIR, so that the leftover check below sees only this run's
+  # cluster; the server (as postgres) must traverse it.
+  mkdir -p "$tmp/t" && chmod 711 "$tmp" "$tmp/t"
+  workload "$tmp/oltp.err" env TMPDIR="$tmp/t" "$here/oltp.sh" --kprof "$tmp/oltp.kprof" \
+    --seconds 3 >"$tmp/oltp.out"
   local rc=$?
   [[ $rc -eq 77 ]] && return 77
   [[ $rc -eq 0 ]] || fail "oltp.sh exited $rc" || return
   grep -qE '^tps=[0-9]+(\.[0-9]+)?$' "$tmp/oltp.out" || fail "no tps= line" || return
   [[ $(cat "$tmp/oltp.kprof.tps") == $(cat "$tmp/oltp.out") ]] || fail "OUT.tps differs" || return
   echo "  $(cat "$tmp/oltp.out")" >&2
-  compgen -G "${TMPDIR:-/tmp}/kprof-oltp.*" >/dev/null &&
-    { fail "a cluster directory was left in ${TMPDIR:-/tmp}"; return; }
+  compgen -G "$tmp/t/kprof-oltp.*" >/dev/null &&
+    { fail "oltp.sh left its cluster directory: $(compgen -G "$tmp/t/kprof-oltp.*")"; return; }
   report_csv "$tmp/oltp.kprof" function >"$tmp/oltp.csv" || fail "kprof report failed" || return
   check_top_image "$tmp/oltp.csv" 10 postgres
 }
 
 test_compile() {
-  "$here/compile.sh" --kprof "$tmp/cc.kprof" --jobs 2 --seconds 8 >"$tmp/cc.out"
+  workload "$tmp/cc.err" "$here/compile.sh" --kprof "$tmp/cc.kprof" --jobs 2 --seconds 8 \
+    >"$tmp/cc.out"
   local rc=$?
   [[ $rc -eq 77 ]] && return 77
   [[ $rc -eq 0 ]] || fail "compile.sh exited $rc" || return
@@ -133,7 +185,7 @@ test_compile() {
 # The profiles shipped in samples/ (made by the demo) still read and diff.
 test_shipped() {
   local g=$here/generic.kprof r=$here/rt.kprof
-  [[ -f $g && -f $r ]] || { echo "  no shipped profiles" >&2; return 77; }
+  [[ -f $g && -f $r ]] || { skip "no shipped profiles ($g and $r)"; return; }
   check_demo_profiles "$g" "$r"
 }
 
@@ -157,12 +209,18 @@ check_demo_profiles() {
 }
 
 test_demo() {
-  [[ $demo -eq 1 ]] || { echo "  long; run with --demo or KPROF_TEST_DEMO=1" >&2; return 77; }
+  [[ $demo -eq 1 ]] || { skip "long (minutes): run with --demo or KPROF_TEST_DEMO=1"; return; }
   mkdir -p "$tmp/t"
   TMPDIR=$tmp/t "$here/kernel-diff-demo.sh" --out "$tmp/demo" --seconds 5 >"$tmp/demo.diff" \
     2>"$tmp/demo.log"
   local rc=$?
-  [[ $rc -eq 77 ]] && { grep SKIP "$tmp/demo.log" >&2; return 77; }
+  if [[ $rc -eq 77 ]]; then
+    local reason
+    reason=$(sed -n 's/^.*SKIP: //p' "$tmp/demo.log" | tail -1)
+    [[ -n $reason ]] && { skip "$reason"; return; }
+    tail -20 "$tmp/demo.log" >&2
+    fail "kernel-diff-demo.sh exited 77 without a SKIP: line"; return
+  fi
   [[ $rc -eq 0 ]] || { tail -20 "$tmp/demo.log" >&2; fail "kernel-diff-demo.sh exited $rc"; return; }
   pgrep -f "$tmp/t/kprof-demo" >/dev/null && { fail "a qemu was left running"; return; }
   check_demo_profiles "$tmp/demo/generic.kprof" "$tmp/demo/rt.kprof"
@@ -171,15 +229,19 @@ test_demo() {
 for t in syscalls oltp compile shipped demo; do
   if [[ ${#only[@]} -gt 0 && " ${only[*]} " != *" $t "* ]]; then continue; fi
   echo "--- $t" >&2
-  start=$SECONDS
+  start=$SECONDS skip_reason=
   "test_$t"
   rc=$?
+  # 77 is a skip only with a reason (skip); any other 77 is a failure.
+  [[ $rc -eq 77 && -z $skip_reason ]] && { echo "  FAIL: 77 without a skip reason" >&2; rc=1; }
   case $rc in
     0) passed+=("$t"); echo "PASS $t ($((SECONDS - start)) s)" >&2 ;;
-    77) skipped+=("$t"); echo "SKIP $t" >&2 ;;
+    77) skipped+=("$t"); echo "SKIP $t: $skip_reason" >&2 ;;
     *) failed+=("$t"); echo "FAIL $t ($((SECONDS - start)) s)" >&2 ;;
   esac
 done
 echo "passed: ${passed[*]:-none}; skipped: ${skipped[*]:-none}; failed: ${failed[*]:-none}" >&2
 [[ ${#failed[@]} -eq 0 ]] || exit 1
-[[ ${#passed[@]} -gt 0 ]] || exit 77  # everything skipped (ctest SKIP_RETURN_CODE)
+# Every test that ran skipped (with one --only: that one did), for ctest's
+# SKIP_RETURN_CODE.
+[[ ${#passed[@]} -gt 0 ]] || exit 77
