@@ -21,7 +21,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/kernel_symbols.h"
-#include "symbolizer/elf_resolver.h"
+#include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
 
@@ -138,12 +138,9 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
     rec.refresh_kallsyms(w);
     kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
   }
-  ElfResolver resolver;
-  Histogram h = build_histogram(agg.counts(), kernel, resolver);
-  std::vector<uint8_t> payload = encode_histogram(h);
-  w.write_chunk(ChunkType::Histogram, payload);
-  w.write_end();
-  for (const std::string& warning : resolver.warnings()) {
+  const ProfileSymbols symbols = symbolize_profile(agg.counts(), kernel);
+  write_profile_symbols(w, symbols);
+  for (const std::string& warning : symbols.warnings) {
     std::fprintf(stderr, "kprof: %s\n", warning.c_str());
   }
 }

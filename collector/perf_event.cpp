@@ -115,9 +115,28 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
     uint64_t nr = r.u64();
     if (nr > r.left() / 8) r.fail("callchain of " + std::to_string(nr) + " entries");
     s.callchain.reserve(nr);
+    s.kernel_frames = 0;
+    s.kernel_frames_known = true;
+    // The markers say whose frames follow: the kernel's, then (for a sample
+    // taken in a syscall or interrupt from user space) the user's. Frames
+    // after any other context (guest, hypervisor) or out of that order are
+    // read past and not kept.
+    uint64_t context = s.mode == Mode::Kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+    bool cut = false;
     for (uint64_t i = 0; i < nr; ++i) {
-      uint64_t ip = r.u64();
-      if (ip < kMaxContext) s.callchain.push_back(ip);
+      const uint64_t ip = r.u64();
+      if (ip >= kMaxContext) {
+        context = ip;
+        continue;
+      }
+      if (cut) continue;
+      if (context == PERF_CONTEXT_KERNEL && s.callchain.size() == s.kernel_frames) {
+        ++s.kernel_frames;
+      } else if (context != PERF_CONTEXT_USER) {
+        cut = true;
+        continue;
+      }
+      s.callchain.push_back(ip);
     }
   }
   sink.on_sample(s);

@@ -20,6 +20,14 @@ size_t AddressCounts::KeyHash::operator()(const Key& k) const noexcept {
   return static_cast<size_t>(x);
 }
 
+size_t AddressCounts::StackKeyHash::operator()(const StackKey& k) const noexcept {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ k.pid;
+  for (uint32_t id : k.frames) {
+    h ^= id + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  }
+  return static_cast<size_t>(h);
+}
+
 uint32_t AddressAggregator::mapping_index(Map& m) {
   if (m.mapping == AddressCounts::kNoMapping) {
     m.mapping = static_cast<uint32_t>(counts_.mappings.size());
@@ -58,6 +66,9 @@ void AddressAggregator::on_mmap(const Mmap& m) {
 
 void AddressAggregator::on_comm(const Comm& c) {
   if (c.exec) maps_.erase(c.pid);
+  // A process's name is its main thread's; other threads' names only stand in.
+  auto [it, inserted] = counts_.comms.try_emplace(c.pid, c.comm);
+  if (!inserted && (c.tid == c.pid || c.exec)) it->second = c.comm;
 }
 
 void AddressAggregator::on_fork(const Fork& f) {
@@ -78,19 +89,57 @@ void AddressAggregator::on_lost(const Lost& l) {
   counts_.lost += l.count;
 }
 
+uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
+  auto it = maps_.find(pid);
+  if (it == maps_.end()) return AddressCounts::kNoMapping;
+  auto& maps = it->second;
+  auto m = std::upper_bound(maps.begin(), maps.end(), ip,
+                            [](uint64_t ip, const Map& m) { return ip < m.start; });
+  if (m == maps.begin() || ip >= std::prev(m)->end) return AddressCounts::kNoMapping;
+  return mapping_index(*std::prev(m));
+}
+
 void AddressAggregator::on_sample(const Sample& s) {
   ++counts_.samples;
   AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
-  if (s.mode == Mode::User) {
-    auto it = maps_.find(s.pid);
-    if (it != maps_.end()) {
-      auto& maps = it->second;
-      auto m = std::upper_bound(maps.begin(), maps.end(), s.ip,
-                                [](uint64_t ip, const Map& m) { return ip < m.start; });
-      if (m != maps.begin() && s.ip < std::prev(m)->end) key.mapping = mapping_index(*std::prev(m));
+  if (s.mode == Mode::User) key.mapping = mapping_of(s.pid, s.ip);
+  Counts& c = counts_.counts[key];
+  ++c.samples;
+  c.period += s.period;
+  if (!s.callchain.empty()) add_stack(s, key.mapping);
+}
+
+uint32_t AddressAggregator::frame_id(const AddressCounts::Key& key) {
+  auto [it, inserted] = frame_ids_.try_emplace(key, static_cast<uint32_t>(counts_.frames.size()));
+  if (inserted) counts_.frames.push_back(key);
+  return it->second;
+}
+
+namespace {
+// x86-64 and arm64 kernels live in the upper half of the address space: how
+// a frame's mode is told in files written before kernel_frames was stored.
+constexpr uint64_t kKernelHalf = 0xffff800000000000ULL;
+}  // namespace
+
+void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
+  AddressCounts::StackKey& key = scratch_;
+  key.pid = s.pid;
+  key.frames.clear();
+  // The leaf is the sampled ip (the histogram's row), whether or not the
+  // chain repeats it.
+  const bool chain_has_leaf = s.callchain.front() == s.ip;
+  key.frames.push_back(frame_id({leaf_mapping, s.mode, s.ip}));
+  for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
+    const uint64_t ip = s.callchain[i];
+    const bool kernel = s.kernel_frames_known ? i < s.kernel_frames : ip >= kKernelHalf;
+    const uint64_t site = ip - 1;  // a return address: the call is just before it
+    if (kernel) {
+      key.frames.push_back(frame_id({AddressCounts::kNoMapping, Mode::Kernel, site}));
+    } else {
+      key.frames.push_back(frame_id({mapping_of(s.pid, site), Mode::User, site}));
     }
   }
-  Counts& c = counts_.counts[key];
+  Counts& c = counts_.stacks[key];
   ++c.samples;
   c.period += s.period;
 }
@@ -161,41 +210,145 @@ bool kernel_ips_in_boot_static_text(const AddressCounts& counts, const KernelSym
   return true;
 }
 
+namespace {
+
+// Names every distinct address of `counts` once. User ips of leaves and of
+// callers are resolved together, one resolve() call per mapping.
+class AddressNames {
+ public:
+  struct Name {
+    std::string image, build_id;
+    std::string_view function;
+  };
+
+  AddressNames(const AddressCounts& counts, const KernelSymbols& kernel, UserSymbolResolver& user)
+      : counts_(counts),
+        kernel_(kernel),
+        ips_(counts.mappings.size()),
+        names_(counts.mappings.size()),
+        images_(counts.mappings.size()),
+        build_ids_(counts.mappings.size()) {
+    auto collect = [&](const AddressCounts::Key& k) {
+      if (k.mapping != AddressCounts::kNoMapping && k.mapping < ips_.size())
+        ips_[k.mapping].push_back(k.ip);
+    };
+    for (const auto& [key, c] : counts.counts) collect(key);
+    for (const AddressCounts::Key& key : counts.frames) collect(key);
+    for (size_t i = 0; i < ips_.size(); ++i) {
+      auto& ips = ips_[i];
+      if (ips.empty()) continue;
+      std::sort(ips.begin(), ips.end());
+      ips.erase(std::unique(ips.begin(), ips.end()), ips.end());
+      const Mmap& m = counts.mappings[i];
+      std::string build_id;
+      names_[i] = user.resolve(m, ips, &build_id);
+      images_[i] = image_name_for(m);
+      build_ids_[i] = build_id.empty() ? m.build_id : build_id;
+    }
+  }
+
+  Name operator()(const AddressCounts::Key& key) const {
+    if (key.mapping != AddressCounts::kNoMapping && key.mapping < ips_.size()) {
+      const auto& ips = ips_[key.mapping];
+      const auto& names = names_[key.mapping];
+      const size_t k = std::lower_bound(ips.begin(), ips.end(), key.ip) - ips.begin();
+      const bool named = k < names.size() && !names[k].empty();
+      return {images_[key.mapping], build_ids_[key.mapping], named ? names[k] : kUnknown};
+    }
+    if (is_kernel_mode(key.mode)) {
+      const auto hit = kernel_.lookup(key.ip);
+      return {std::string(hit.image), "", hit.function};
+    }
+    return {std::string(kUnknown), "", kUnknown};
+  }
+
+ private:
+  static constexpr std::string_view kUnknown = "[unknown]";
+  const AddressCounts& counts_;
+  const KernelSymbols& kernel_;
+  std::vector<std::vector<uint64_t>> ips_;  // per mapping, sorted, distinct
+  std::vector<std::vector<std::string>> names_;
+  std::vector<std::string> images_, build_ids_;
+};
+
+// Interns images by name, frames by (image, function, mode) and processes
+// by pid for a Stacks table.
+class StacksBuilder {
+ public:
+  uint32_t frame(const AddressNames::Name& n, Mode mode) {
+    auto [im, new_image] = images_.try_emplace(n.image, static_cast<uint32_t>(st_.images.size()));
+    if (new_image) st_.images.push_back({n.image, n.build_id});
+    Frame f{im->second, std::string(n.function), mode};
+    auto [it, inserted] = frames_.try_emplace(f, static_cast<uint32_t>(st_.frames.size()));
+    if (inserted) st_.frames.push_back(std::move(f));
+    return it->second;
+  }
+  uint32_t process(uint32_t pid, const boost::container::flat_map<uint32_t, std::string>& comms) {
+    auto [it, inserted] = processes_.try_emplace(pid, static_cast<uint32_t>(st_.processes.size()));
+    if (inserted) {
+      auto c = comms.find(pid);
+      st_.processes.push_back({pid, c != comms.end() ? c->second
+                                    : pid == 0       ? std::string("swapper")
+                                                     : std::string()});
+    }
+    return it->second;
+  }
+  Stacks& stacks() { return st_; }
+
+ private:
+  Stacks st_;
+  std::map<std::string, uint32_t> images_;
+  std::map<Frame, uint32_t> frames_;
+  std::map<uint32_t, uint32_t> processes_;
+};
+
+Stacks build_stacks(const AddressCounts& counts, const AddressNames& names) {
+  StacksBuilder b;
+  std::vector<uint32_t> frame_of(counts.frames.size());
+  for (size_t i = 0; i < counts.frames.size(); ++i) {
+    const AddressCounts::Key& k = counts.frames[i];
+    frame_of[i] = b.frame(names(k), is_kernel_mode(k.mode) ? k.mode : Mode::User);
+  }
+  // Distinct address stacks can name the same function stack (two ips in one
+  // function): merge them.
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, Counts> merged;
+  for (const auto& [key, c] : counts.stacks) {
+    std::vector<uint32_t> frames;
+    frames.reserve(key.frames.size());
+    for (uint32_t id : key.frames) frames.push_back(id < frame_of.size() ? frame_of[id] : 0);
+    Counts& m = merged[{b.process(key.pid, counts.comms), std::move(frames)}];
+    m.samples += c.samples;
+    m.period += c.period;
+  }
+  Stacks& st = b.stacks();
+  st.stacks.reserve(merged.size());
+  for (auto& [key, c] : merged) st.stacks.push_back({key.first, key.second, c.samples, c.period});
+  // Heaviest first, as the histogram's rows.
+  std::stable_sort(st.stacks.begin(), st.stacks.end(),
+                   [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
+  return std::move(st);
+}
+
+}  // namespace
+
+SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbols& kernel,
+                                  UserSymbolResolver& user) {
+  const AddressNames names(counts, kernel, user);
+  SymbolizedCounts out;
+  HistogramBuilder h;
+  for (const auto& [key, c] : counts.counts) {
+    const AddressNames::Name n = names(key);
+    // User keys are Mode::User; a kernel mode stays as sampled.
+    h.add(h.image(n.image, n.build_id), n.function, key.mode, c);
+  }
+  out.histogram = h.take();
+  if (!counts.stacks.empty()) out.stacks = build_stacks(counts, names);
+  return out;
+}
+
 Histogram build_histogram(const AddressCounts& counts, const KernelSymbols& kernel,
                           UserSymbolResolver& user) {
-  HistogramBuilder b;
-  // User ips grouped per mapping so the resolver opens each image once.
-  std::vector<std::vector<std::pair<uint64_t, const Counts*>>> per_mapping(counts.mappings.size());
-  const std::string unknown = "[unknown]";
-  for (const auto& [key, c] : counts.counts) {
-    if (key.mapping != AddressCounts::kNoMapping && key.mapping < per_mapping.size()) {
-      per_mapping[key.mapping].emplace_back(key.ip, &c);
-    } else if (is_kernel_mode(key.mode)) {
-      const auto hit = kernel.lookup(key.ip);
-      b.add(b.image(std::string(hit.image), ""), hit.function, key.mode, c);
-    } else {
-      b.add(b.image(unknown, ""), unknown, key.mode, c);
-    }
-  }
-  for (size_t i = 0; i < per_mapping.size(); ++i) {
-    auto& ips = per_mapping[i];
-    if (ips.empty()) continue;
-    std::sort(ips.begin(), ips.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<uint64_t> addrs;
-    addrs.reserve(ips.size());
-    for (const auto& [ip, c] : ips) addrs.push_back(ip);
-    const Mmap& m = counts.mappings[i];
-    std::string build_id;
-    const std::vector<std::string> names = user.resolve(m, addrs, &build_id);
-    const uint32_t image = b.image(image_name_for(m), build_id.empty() ? m.build_id : build_id);
-    for (size_t k = 0; k < ips.size(); ++k) {
-      const bool named = k < names.size() && !names[k].empty();
-      // Same key in a mapping but a different mode cannot happen: user keys are Mode::User.
-      b.add(image, named ? names[k] : unknown, Mode::User, *ips[k].second);
-    }
-  }
-  return b.take();
+  return symbolize_counts(counts, kernel, user).histogram;
 }
 
 }  // namespace kprof

@@ -4,7 +4,8 @@
 //    process's mappings at each sample's time (FORK copies the parent's maps,
 //    COMM with exec clears them, EXIT drops them) and counts samples per
 //    unique address in context: kernel ips, and user ips per mapping.
-//    Memory grows with distinct addresses, not with samples.
+//    Memory grows with distinct addresses, not with samples. With -g it also
+//    counts distinct call stacks per process (memory: distinct stacks).
 // 2. build_histogram() names each unique address once: kernel ips through
 //    KernelSymbols, user ips through a UserSymbolResolver (the symbolizer's
 //    ELF resolver while recording; NullUserResolver for a cut-short file read
@@ -12,13 +13,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/flat_map.hpp>
+#include <boost/container/small_vector.hpp>
+
 #include "core/kernel_symbols.h"
 #include "core/model.h"
+#include "core/stacks.h"
 
 namespace kprof {
 
@@ -38,9 +44,24 @@ struct AddressCounts {
   struct KeyHash {
     size_t operator()(const Key& k) const noexcept;
   };
+  // -g: one distinct call stack of one process, as ids into `frames`, leaf
+  // first. Most stacks are short, so their ids live inline.
+  struct StackKey {
+    uint32_t pid = 0;
+    boost::container::small_vector<uint32_t, 24> frames;
+    bool operator==(const StackKey&) const = default;
+  };
+  struct StackKeyHash {
+    size_t operator()(const StackKey& k) const noexcept;
+  };
   std::vector<Mmap> mappings;  // each distinct mapping that user samples fell in
   std::unordered_map<Key, Counts, KeyHash> counts;
   uint64_t samples = 0, lost = 0;
+  // -g only. frames: each distinct frame of any stack; a caller's frame holds
+  // its return address less 1, so it names the call site, not what follows.
+  std::vector<Key> frames;
+  std::unordered_map<StackKey, Counts, StackKeyHash> stacks;
+  boost::container::flat_map<uint32_t, std::string> comms;  // pid -> its name, as last seen
 };
 
 class AddressAggregator : public RecordSink {
@@ -55,6 +76,10 @@ class AddressAggregator : public RecordSink {
   const AddressCounts& counts() const { return counts_; }
 
  private:
+  // The mapping index of a user ip of `pid`, or kNoMapping.
+  uint32_t mapping_of(uint32_t pid, uint64_t ip);
+  uint32_t frame_id(const AddressCounts::Key& key);
+  void add_stack(const Sample& s, uint32_t leaf_mapping);
   struct Map {
     uint64_t start, end;
     uint32_t mapping;  // index into counts_.mappings, assigned lazily
@@ -63,6 +88,8 @@ class AddressAggregator : public RecordSink {
   uint32_t mapping_index(Map& m);
   std::unordered_map<uint32_t, std::vector<Map>> maps_;  // pid -> maps sorted by start
   AddressCounts counts_;
+  std::unordered_map<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
+  AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
 };
 
 // Whether every kernel address in `counts` lies in text whose names cannot
@@ -88,6 +115,16 @@ class NullUserResolver : public UserSymbolResolver {
 
 // "[anon]", "[heap]", "[stack]", "[vdso]", "[jit]" or the path itself.
 std::string image_name_for(const Mmap& m);
+
+// The histogram and (when `counts` holds stacks) the stacks, every distinct
+// address named once: one resolve() call per mapping for leaf and caller ips
+// together.
+struct SymbolizedCounts {
+  Histogram histogram;
+  std::optional<Stacks> stacks;
+};
+SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbols& kernel,
+                                  UserSymbolResolver& user);
 
 Histogram build_histogram(const AddressCounts& counts, const KernelSymbols& kernel,
                           UserSymbolResolver& user);

@@ -230,7 +230,8 @@ Mode decode_mode(ByteReader& r) {
 // An index read from the file, checked against the table it points into.
 uint32_t decode_index(ByteReader& r, size_t size, const char* what) {
   const uint64_t i = r.varint();
-  if (i >= size) r.fail(std::string(what) + " " + std::to_string(i) + " of " + std::to_string(size));
+  if (i >= size)
+    r.fail(std::string(what) + " " + std::to_string(i) + " of " + std::to_string(size));
   return static_cast<uint32_t>(i);
 }
 

@@ -111,8 +111,15 @@ struct Sample {
   uint64_t ip = 0;
   uint32_t pid = 0, tid = 0, cpu = 0;
   Mode mode = Mode::Unknown;
-  uint64_t period = 0;              // events this sample stands for
-  std::vector<uint64_t> callchain;  // -g only: ips, perf's PERF_CONTEXT_* markers removed
+  uint64_t period = 0;  // events this sample stands for
+  // -g only: ips, leaf first (callchain[0] is normally `ip` itself), perf's
+  // PERF_CONTEXT_* markers removed. The first `kernel_frames` entries were
+  // under PERF_CONTEXT_KERNEL, the rest under PERF_CONTEXT_USER; a chain that
+  // reached a guest context is cut there. Files written before kernel_frames
+  // was stored read back with kernel_frames_known = false.
+  std::vector<uint64_t> callchain;
+  uint32_t kernel_frames = 0;
+  bool kernel_frames_known = true;
   auto operator<=>(const Sample&) const = default;
 };
 

@@ -22,7 +22,8 @@ void RecordEncoder::time(uint64_t t) {
 }
 
 void RecordEncoder::add(const Sample& s) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Sample));
+  const size_t n = std::min(s.callchain.size(), kMaxCallchain);
+  w_.u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
   time(s.time);
   w_.svarint(wrap_delta(last_ip_, s.ip));
   last_ip_ = s.ip;
@@ -32,13 +33,13 @@ void RecordEncoder::add(const Sample& s) {
   w_.u8(static_cast<uint8_t>(s.mode));
   w_.svarint(wrap_delta(last_period_, s.period));
   last_period_ = s.period;
-  const size_t n = std::min(s.callchain.size(), kMaxCallchain);
   w_.varint(n);
   uint64_t prev = s.ip;
   for (size_t i = 0; i < n; ++i) {
     w_.svarint(wrap_delta(prev, s.callchain[i]));
     prev = s.callchain[i];
   }
+  if (n != 0) w_.varint(std::min<size_t>(s.kernel_frames, n));
   ++count_;
 }
 
@@ -135,7 +136,7 @@ struct DecodeState {
   Sample sample;
 };
 
-const Sample& read_sample(ByteReader& r, DecodeState& st) {
+const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_kernel_frames) {
   Sample& s = st.sample;
   st.ip += static_cast<uint64_t>(r.svarint());
   s.time = st.time;
@@ -162,6 +163,16 @@ const Sample& read_sample(ByteReader& r, DecodeState& st) {
   for (auto& c : s.callchain) {
     prev += static_cast<uint64_t>(r.svarint());
     c = prev;
+  }
+  s.kernel_frames = 0;
+  s.kernel_frames_known = with_kernel_frames || n == 0;
+  if (with_kernel_frames) {
+    const uint64_t k = r.varint();
+    if (k > n) {
+      r.fail("sample says " + std::to_string(k) + " of its " + std::to_string(n) +
+             " callchain ips are kernel frames");
+    }
+    s.kernel_frames = static_cast<uint32_t>(k);
   }
   return s;
 }
@@ -200,14 +211,15 @@ void decode_records(std::span<const uint8_t> payload, RecordSink& sink) {
     const size_t at = r.offset();
     const uint8_t kind = r.u8();
     if (kind < static_cast<uint8_t>(RecordKind::Sample) ||
-        kind > static_cast<uint8_t>(RecordKind::Lost)) {
+        kind > static_cast<uint8_t>(RecordKind::SampleChain)) {
       r.fail("unknown record kind " + std::to_string(kind) + " (record at offset " +
              std::to_string(at) + ")");
     }
     st.time += static_cast<uint64_t>(r.svarint());
     switch (static_cast<RecordKind>(kind)) {
       case RecordKind::Sample:
-        sink.on_sample(read_sample(r, st));
+      case RecordKind::SampleChain:
+        sink.on_sample(read_sample(r, st, kind == static_cast<uint8_t>(RecordKind::SampleChain)));
         break;
       case RecordKind::Mmap:
         sink.on_mmap(read_mmap(r, st.time));

@@ -21,7 +21,17 @@ namespace kprof {
 // Longest callchain stored; the encoder keeps the innermost kMaxCallchain ips.
 inline constexpr size_t kMaxCallchain = 1024;
 
-enum class RecordKind : uint8_t { Sample = 1, Mmap = 2, Comm = 3, Fork = 4, Exit = 5, Lost = 6 };
+// SampleChain: a Sample with a callchain, followed by its kernel_frames count
+// (kind 1 samples written before it carry no count: kernel_frames_known false).
+enum class RecordKind : uint8_t {
+  Sample = 1,
+  Mmap = 2,
+  Comm = 3,
+  Fork = 4,
+  Exit = 5,
+  Lost = 6,
+  SampleChain = 7
+};
 
 class RecordEncoder {
  public:

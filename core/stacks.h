@@ -37,7 +37,7 @@ struct StackProcess {
 };
 
 struct Stack {
-  uint32_t process = 0;         // index into Stacks::processes
+  uint32_t process = 0;          // index into Stacks::processes
   std::vector<uint32_t> frames;  // indices into Stacks::frames, leaf first; never empty
   uint64_t samples = 0;
   uint64_t period = 0;  // sum of sample periods (events)

@@ -22,7 +22,9 @@ ProfileHistogram histogram_of(const Profile& profile) {
   Profile again = load_profile(profile.path, &agg);
   KernelSymbols kernel = KernelSymbols::parse(again.kallsyms, again.modules);
   NullUserResolver user;
-  out.histogram = build_histogram(agg.counts(), kernel, user);
+  SymbolizedCounts named = symbolize_counts(agg.counts(), kernel, user);
+  out.histogram = std::move(named.histogram);
+  out.stacks = std::move(named.stacks);
   out.recovered = true;
   const ReadStatus& st = again.status;
   out.notice = "profile cut short: " + (st.problem.empty() ? "no histogram" : st.problem) +

@@ -135,6 +135,8 @@ TEST(PerfDecode, CallchainDropsContextMarkers) {
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_EQ(c.samples[0].callchain,
             (std::vector<uint64_t>{0xffffffff81000010, 0x401000, 0x402000}));
+  EXPECT_EQ(c.samples[0].kernel_frames, 1u) << "the frame under PERF_CONTEXT_KERNEL";
+  EXPECT_TRUE(c.samples[0].kernel_frames_known);
 }
 
 TEST(PerfDecode, CallchainLongerThanRecordIsError) {

@@ -90,6 +90,33 @@ TEST(Records, SamplesAreCompact) {
   EXPECT_LE(enc.size(), 1000u * 13);  // a few bytes per sample before compression
 }
 
+TEST(Records, CallchainKeepsItsKernelUserSplit) {
+  Sample s{7, kKernelIp, 3, 3, 1, Mode::Kernel, 9, {kKernelIp, kKernelIp - 64, 0x401000, 0x402000}};
+  s.kernel_frames = 2;
+  RecordEncoder enc;
+  enc.add(s);
+  const std::vector<uint8_t> bytes = enc.take();
+  EXPECT_EQ(bytes[0], static_cast<uint8_t>(RecordKind::SampleChain));
+  Recorder r;
+  decode_records(bytes, r);
+  ASSERT_EQ(r.samples.size(), 1u);
+  EXPECT_EQ(r.samples[0], s);
+  // A kind 1 sample with a chain (files before the split was stored) reads
+  // back with the split unknown.
+  std::vector<uint8_t> old = bytes;
+  old[0] = static_cast<uint8_t>(RecordKind::Sample);
+  old.pop_back();  // its kernel_frames varint
+  Recorder o;
+  decode_records(old, o);
+  ASSERT_EQ(o.samples.size(), 1u);
+  EXPECT_FALSE(o.samples[0].kernel_frames_known);
+  EXPECT_EQ(o.samples[0].callchain, s.callchain);
+  // More kernel frames than ips is damage.
+  std::vector<uint8_t> bad = bytes;
+  bad.back() = 5;
+  EXPECT_THROW(decode_records(bad, o), Error);
+}
+
 TEST(Records, LongCallchainIsCapped) {
   Sample s{1, 2, 3, 4, 0, Mode::User, 1, std::vector<uint64_t>(kMaxCallchain + 10, 0x1000)};
   RecordEncoder enc;

@@ -1,0 +1,42 @@
+// Naming a recorded profile: the one path shared by `kprof record` (when
+// recording ends, while the binaries surely exist) and `kprof symbolize`
+// (later on the same machine, e.g. after kill -9).
+//
+// From the aggregated addresses (core/aggregate.h) it builds the histogram
+// and, for a -g recording, the stacks: kernel addresses from the profile's
+// kallsyms snapshot, user addresses from ELF files through ElfResolver, which
+// checks each file's build-id against the recorded mapping's. An image whose
+// file is gone, unreadable or changed is not read: its functions stay
+// "[unknown]" in that image, or, given the histogram the file already holds
+// and when that one counted the same samples in the image, keep its names
+// (they were resolved while recording). Stacks are not kept that way: their
+// frames in such an image stay "[unknown]".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/aggregate.h"
+#include "core/format.h"
+#include "core/kernel_symbols.h"
+#include "core/model.h"
+#include "core/stacks.h"
+
+namespace kprof {
+
+struct ProfileSymbols {
+  Histogram histogram;
+  std::optional<Stacks> stacks;          // only when the records held call chains
+  std::vector<std::string> warnings;     // one line each: files gone, unreadable or changed
+  std::vector<std::string> kept_images;  // images whose names came from `previous`
+};
+
+// `previous`: the histogram already in the file, or nullptr.
+ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
+                                 const Histogram* previous = nullptr);
+
+// Writes Histogram, then Stacks (when there are any), then End.
+void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols);
+
+}  // namespace kprof
