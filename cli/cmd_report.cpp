@@ -1,8 +1,10 @@
 // `kprof report [FILE]`: the top-N table of a profile, and optionally every
-// row as CSV. Reads the profile only.
+// row as CSV; for a -g profile also the call-graph views (--children,
+// --callers FUNC, --callees FUNC; report/callgraph.h). Reads the profile only.
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -10,6 +12,7 @@
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "report/callgraph.h"
 #include "report/report.h"
 #include "report/summary.h"
 
@@ -17,14 +20,14 @@ namespace kprof::cli {
 
 namespace {
 
-void write_csv_file(const std::string& path, const Histogram& h, SortKey key) {
+void write_csv_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path == "-") {
-    write_report_csv(std::cout, h, key);
+    write(std::cout);
     return;
   }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw Error(errno_message("cannot write CSV to '" + path + "'", errno));
-  write_report_csv(f, h, key);
+  write(f);
   f.flush();
   if (!f) throw Error(errno_message("cannot write CSV to '" + path + "'", errno));
 }
@@ -32,36 +35,89 @@ void write_csv_file(const std::string& path, const Histogram& h, SortKey key) {
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
-  CLI::App app{"Top-N table of where the samples went (oprofile's opreport, perf report)",
-               "kprof report"};
+  CLI::App app{
+      "Top-N table of where the samples went (oprofile's opreport, perf report); for a -g "
+      "profile also its call graph (--children, --callers, --callees)",
+      "kprof report"};
   std::string file = "kprof.data";
   std::string sort = "function";
   std::string csv;
+  std::string callers, callees;
   bool no_header = false;
+  bool children = false;
+  size_t depth = 3;
   ReportOptions opts;
   app.add_option("FILE", file, "profile to read")->capture_default_str();
-  app.add_option("--top,-n", opts.top, "rows to show in the table (0: all)")->capture_default_str();
-  app.add_option("--sort,-s", sort, "one row per: function, image or mode")
+  app.add_option("--top,-n", opts.top,
+                 "rows to show in the table, or children per node in a --callers/--callees "
+                 "tree (0: all)")
+      ->capture_default_str();
+  app.add_option("--sort,-s", sort, "one row per: function, image or mode (flat table only)")
       ->check(CLI::IsMember({"function", "image", "mode"}))
       ->capture_default_str();
   app.add_option("--percent-limit", opts.percent_limit,
-                 "hide rows under this percent of all samples")
+                 "hide rows under this percent of all samples (--children: of total samples; "
+                 "--callers/--callees: of FUNC's samples)")
       ->check(CLI::Range(0.0, 100.0));
   app.add_option("--csv", csv,
                  "also write every row as CSV to this file ('-': CSV on stdout, no table)");
   app.add_flag("--no-header", no_header, "leave out the run header above the table");
+  auto* children_opt = app.add_flag(
+      "--children", children,
+      "-g profiles: per function its self samples (stacks it is the leaf of) and total "
+      "samples (stacks it is in, once per stack), most total first");
+  auto* callers_opt =
+      app.add_option("--callers", callers,
+                     "-g profiles: the tree of who calls FUNC (its name, or its name without clone "
+                     "suffixes such as .isra.0 or .cold), --depth levels up");
+  callers_opt->type_name("FUNC");
+  auto* callees_opt = app.add_option(
+      "--callees", callees, "-g profiles: the tree of what FUNC calls, --depth levels down");
+  callees_opt->type_name("FUNC");
+  app.add_option("--depth", depth, "levels of the --callers / --callees tree")
+      ->check(CLI::Range(size_t{1}, size_t{1000}))
+      ->capture_default_str();
+  callers_opt->excludes(callees_opt);
+  children_opt->excludes(callers_opt)->excludes(callees_opt);
   if (auto code = parse_args(app, argc, argv)) return *code;
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
   Profile profile = load_profile(file);
   ProfileHistogram hist = histogram_of(profile);
-  if (!csv.empty()) write_csv_file(csv, hist.histogram, opts.sort);
-  if (csv != "-") {
-    write_report(std::cout, profile, hist, opts);
-    std::cout.flush();
-    if (!std::cout) throw Error("cannot write the report to stdout");
+  const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
+  const bool graph = children || by_callers || by_callees;
+  if (!graph) {
+    if (!csv.empty()) {
+      write_csv_file(csv, [&](std::ostream& o) { write_report_csv(o, hist.histogram, opts.sort); });
+    }
+    if (csv != "-") write_report(std::cout, profile, hist, opts);
+  } else {
+    if (!hist.stacks) throw Error(file + " has no call chains: record with kprof record -g");
+    const Stacks& stacks = *hist.stacks;
+    if (children) {
+      if (!csv.empty())
+        write_csv_file(csv, [&](std::ostream& o) { write_children_csv(o, stacks); });
+      if (csv != "-") {
+        if (opts.header) write_report_header(std::cout, profile, hist);
+        write_children_table(std::cout, stacks, opts);
+      }
+    } else {
+      CallTree tree = by_callees ? call_tree(stacks, callees, CallDirection::Callees, depth, file)
+                                 : call_tree(stacks, callers, CallDirection::Callers, depth, file);
+      if (!csv.empty()) write_csv_file(csv, [&](std::ostream& o) { write_call_tree_csv(o, tree); });
+      if (csv != "-") {
+        if (opts.header) write_report_header(std::cout, profile, hist);
+        write_call_tree(std::cout, tree, opts);
+      }
+    }
+    if (csv != "-") {
+      std::string notice = truncation_notice(stacks);
+      if (!notice.empty()) std::cout << notice << "\n";
+    }
   }
+  std::cout.flush();
+  if (!std::cout) throw Error("cannot write the report to stdout");
   return 0;
 }
 

@@ -93,8 +93,8 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   t.add_row({"# event:", describe_event(run.event)});
   if (run.event.callchains) {
     t.add_row({"# callchains:",
-               "kept in the profile; this table counts self samples only "
-               "(kprof has no call-graph view yet)"});
+               "frame pointers (-g); the flat table counts self samples, --children adds "
+               "totals, --callers/--callees FUNC show its paths"});
   }
   t.add_row({"# kernel:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
   std::string host = run.hostname.empty() ? "unknown" : run.hostname;

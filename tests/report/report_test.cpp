@@ -180,14 +180,15 @@ TEST(Report, KilledWorkloadWithLostSamples) {
   EXPECT_GOLDEN("killed_workload.txt", text);
 }
 
-TEST(Report, CallchainProfileSaysTheTableIsSelfOnly) {
+TEST(Report, CallchainProfileSaysTheTableIsSelfAndWhereTheGraphIs) {
   ProfileBuilder b = bench_builder();
   EXPECT_EQ(report_text(build_and_load(b, "flat"), {.top = 2}).find("# callchains:"),
             std::string::npos);
   b.run.event.callchains = true;
   std::string text = report_text(build_and_load(b, "chains"), {.top = 2});
   EXPECT_NE(text.find("# callchains:"), std::string::npos) << text;
-  EXPECT_NE(text.find("self samples only"), std::string::npos) << text;
+  EXPECT_NE(text.find("the flat table counts self samples"), std::string::npos) << text;
+  EXPECT_NE(text.find("--children"), std::string::npos) << text;
 }
 
 TEST(Report, ThrottlingIsShownOnlyWhenItHappened) {

@@ -27,6 +27,7 @@ std::string ProfileBuilder::write(const std::string& path) const {
   for (const auto& r : records) w.write_chunk(ChunkType::Records, r, false);
   if (summary) w.write_chunk(ChunkType::Summary, encode_summary(*summary), false);
   if (histogram) w.write_chunk(ChunkType::Histogram, encode_histogram(*histogram), false);
+  if (stacks) w.write_chunk(ChunkType::Stacks, encode_stacks(*stacks), false);
   if (end) w.write_end();
   return path;
 }

@@ -8,6 +8,7 @@
 
 #include "core/format.h"
 #include "core/model.h"
+#include "core/stacks.h"
 #include "tests/support/text_files.h"
 
 namespace kprof::test {
@@ -20,6 +21,7 @@ struct ProfileBuilder {
   std::vector<std::vector<uint8_t>> records;  // Records chunk payloads (RecordEncoder::take())
   std::optional<Summary> summary;
   std::optional<Histogram> histogram;
+  std::optional<Stacks> stacks;  // a Stacks chunk (-g profiles), written after the histogram
   bool end = true;
 
   // Writes to `path`; returns path.
