@@ -1,0 +1,121 @@
+// Call graphs from real -g recordings: the known call tree of
+// kprof_prog_calltree lands where its design puts it, and a syscall's kernel
+// samples sit under the user code that made it, entry path in between.
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/format.h"
+#include "report/callgraph.h"
+#include "report/summary.h"
+#include "tests/e2e/e2e_helpers.h"
+#include "tests/support/sampling.h"
+
+namespace kprof::e2e {
+namespace {
+
+class CallgraphE2E : public ::testing::Test {
+ protected:
+  void SetUp() override { KPROF_REQUIRE_SAMPLING(); }
+
+  // Records `workload` with -g at 999 Hz; its stacks (rebuilt if need be).
+  Stacks record_stacks(const std::vector<std::string>& workload) {
+    std::vector<std::string> argv = {kprof_binary(), "record", "-g",  "-F",
+                                     "999",          "-o",     path_, "--"};
+    argv.insert(argv.end(), workload.begin(), workload.end());
+    const RunResult r = run(argv, dir_.path(), 60);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    const Profile p = load_profile(path_);
+    EXPECT_TRUE(p.status.complete) << p.status.problem;
+    EXPECT_TRUE(p.run.event.callchains);
+    if (!p.stacks) {
+      ADD_FAILURE() << "a -g recording has no Stacks chunk";
+      return {};
+    }
+    return *p.stacks;
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("g.kprof");
+};
+
+std::map<std::string, ChildrenRow> by_name(const Stacks& st) {
+  std::map<std::string, ChildrenRow> out;
+  for (const ChildrenRow& row : children_rows(st)) out[row.function] = row;
+  return out;
+}
+
+// 4.5 binomial standard errors at n samples (a correct recording strays that
+// far about once in 150,000 runs), plus a floor of 0.02: samples that land in
+// a function's first instructions, before it has pushed its frame, lose its
+// caller, and that is not sampling noise.
+double tolerance(double p, double n) {
+  return 4.5 * std::sqrt(p * (1 - p) / n) + 0.02;
+}
+
+TEST_F(CallgraphE2E, CallTreeTotalsAndCallersMatchTheProgram) {
+  const Stacks st = record_stacks({program("kprof_prog_calltree"), "2"});
+  if (HasFailure()) return;
+  auto rows = by_name(st);
+  // Shares of the samples whose stack reaches main: the program's own.
+  const double n = static_cast<double>(rows["main"].total_samples);
+  ASSERT_GE(n, 300) << "too few samples under main";
+  auto share = [&](const std::string& f, bool total) {
+    const ChildrenRow& r = rows[f];
+    return static_cast<double>(total ? r.total_samples : r.self_samples) / n;
+  };
+  // Per round: a -> leaf 2 units; b 1 unit itself, then leaf 1 unit.
+  EXPECT_NEAR(share("kprof_ct_leaf", false), 0.75, tolerance(0.75, n));
+  EXPECT_NEAR(share("kprof_ct_leaf", true), 0.75, tolerance(0.75, n));
+  EXPECT_NEAR(share("kprof_ct_b", false), 0.25, tolerance(0.25, n));
+  EXPECT_NEAR(share("kprof_ct_b", true), 0.50, tolerance(0.50, n));
+  EXPECT_NEAR(share("kprof_ct_a", true), 0.50, tolerance(0.50, n));
+  EXPECT_LT(share("kprof_ct_a", false), 0.03) << "a does no work of its own";
+
+  // The leaf's callers split 2:1.
+  const CallTree tree = call_tree(st, "kprof_ct_leaf", CallDirection::Callers, 1, path_);
+  std::map<std::string, uint64_t> callers;
+  for (const CallTreeNode& c : tree.root.children) callers[c.function] = c.samples;
+  const double leaf = static_cast<double>(tree.root.samples);
+  ASSERT_GT(leaf, 200);
+  EXPECT_NEAR(callers["kprof_ct_a"] / leaf, 2.0 / 3, tolerance(2.0 / 3, leaf));
+  EXPECT_NEAR(callers["kprof_ct_b"] / leaf, 1.0 / 3, tolerance(1.0 / 3, leaf));
+}
+
+TEST_F(CallgraphE2E, SyscallKernelSamplesSitUnderTheirUserCaller) {
+  const Stacks st = record_stacks({program("kprof_prog_syscalls"), "1.5"});
+  if (HasFailure()) return;
+  uint64_t kernel_leaf = 0, under_user = 0, with_entry = 0, under_main = 0;
+  for (const Stack& s : st.stacks) {
+    if (st.frames.at(s.frames.front()).mode != Mode::Kernel) continue;
+    if (st.processes.at(s.process).name != "kprof_prog_sysc") continue;  // comm is 15 chars
+    kernel_leaf += s.samples;
+    bool seen_user = false, entry = false, main = false, ordered = true;
+    for (uint32_t id : s.frames) {
+      const Frame& f = st.frames.at(id);
+      if (f.mode == Mode::User) {
+        seen_user = true;
+      } else if (seen_user) {
+        ordered = false;  // a kernel frame outside the user frames
+      }
+      entry |= f.mode == Mode::Kernel &&
+               (f.function == "do_syscall_64" || f.function.starts_with("entry_SYSCALL_64"));
+      main |= f.mode == Mode::User && f.function == "main";
+    }
+    EXPECT_TRUE(ordered) << "kernel frames must all come before (below) the user frames";
+    if (seen_user) under_user += s.samples;
+    if (seen_user && entry) with_entry += s.samples;
+    if (main) under_main += s.samples;
+  }
+  ASSERT_GT(kernel_leaf, 100u) << "the syscall program spends most of its time in the kernel";
+  // Nearly every kernel sample of the program is one stack with its user
+  // side: entered through the syscall path, and reaching main.
+  EXPECT_GE(with_entry * 10, kernel_leaf * 9) << with_entry << " of " << kernel_leaf;
+  EXPECT_GE(under_main * 10, kernel_leaf * 9) << under_main << " of " << kernel_leaf;
+  // (The few others entered the kernel by a fault or an interrupt.)
+}
+
+}  // namespace
+}  // namespace kprof::e2e
