@@ -137,6 +137,12 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--by", by, "function, image or mode")->capture_default_str();
   app.add_option("--csv", csv_path, "also write every row as CSV (RFC 4180) to FILE ('-': stdout)");
   app.add_option("--json", json_path, "also write every row as JSON to FILE ('-': stdout)");
+  DiffView view;
+  app.add_flag("--children", view.children,
+               "compare inclusive shares (a function's samples with everything it called; "
+               "needs kprof record -g)");
+  app.add_option("--callers", view.callers,
+                 "compare the paths into FUNC: its samples per direct caller (needs -g)");
 
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i)
@@ -156,7 +162,7 @@ int cmd_diff(int argc, char** argv) {
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
   for (DiffSide& side : in.sides) {
-    for (DiffRun& run : side.runs) run = load_diff_run(run.source, in.warnings);
+    for (DiffRun& run : side.runs) run = load_diff_run(run.source, in.warnings, view);
   }
   for (size_t i = 0; i < labels.size(); ++i) in.sides[i].label = labels[i];
   const std::vector<std::string> resolved = diff_labels(in.sides);

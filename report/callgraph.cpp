@@ -352,4 +352,53 @@ std::string truncation_notice(const Stacks& s) {
          "kernel.perf_event_max_stack); DWARF unwinding is not supported yet";
 }
 
+Histogram inclusive_histogram(const Stacks& st) {
+  Histogram h;
+  h.images = st.images;
+  std::map<std::tuple<uint32_t, std::string, Mode>, size_t> index;
+  std::vector<size_t> rows;  // of the current stack
+  for (const Stack& s : st.stacks) {
+    rows.clear();
+    for (uint32_t id : s.frames) {
+      if (id >= st.frames.size()) continue;
+      const Frame& f = st.frames[id];
+      auto [it, inserted] =
+          index.try_emplace({f.image, canonical_name(f.function), f.mode}, h.rows.size());
+      if (inserted) h.rows.push_back({f.image, std::get<1>(it->first), f.mode, 0, 0});
+      rows.push_back(it->second);
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (size_t r : rows) {
+      h.rows[r].samples += s.samples;
+      h.rows[r].period += s.period;
+    }
+  }
+  return h;
+}
+
+Histogram callers_histogram(const Stacks& stacks, std::string_view func, const std::string& file) {
+  const CallTree tree = call_tree(stacks, func, CallDirection::Callers, 1, file);
+  Histogram h;
+  std::map<std::string, uint32_t> images;
+  auto image = [&](const std::string& name) {
+    auto [it, inserted] = images.try_emplace(name, static_cast<uint32_t>(h.images.size()));
+    if (inserted) h.images.push_back({name, ""});
+    return it->second;
+  };
+  auto mode = [](const std::string& m) {
+    return m == "kernel" ? Mode::Kernel : m == "user" ? Mode::User : Mode::Unknown;
+  };
+  uint64_t called = 0;
+  for (const CallTreeNode& c : tree.root.children) {
+    h.rows.push_back({image(c.image), c.function, mode(c.mode), c.samples, 0});
+    called += c.samples;
+  }
+  if (tree.root.samples > called) {
+    h.rows.push_back({image(tree.root.image), "[no caller]", mode(tree.root.mode),
+                      tree.root.samples - called, 0});
+  }
+  return h;
+}
+
 }  // namespace kprof

@@ -52,6 +52,21 @@ struct ChildrenRow {
 // (most first), then image, function and mode name.
 std::vector<ChildrenRow> children_rows(const Stacks& stacks);
 
+// The inclusive view as a histogram, for `kprof diff --children`: one row per
+// (image, canonical function name, mode) with the samples and period of the
+// stacks that contain it, each stack counted once per row (clone names such
+// as foo.isra.0 and foo.cold fold into foo first, so a stack through both is
+// counted once). Rows overlap, so shares are of Stacks::total_samples(), not
+// of the rows' sum.
+Histogram inclusive_histogram(const Stacks& stacks);
+
+// For `kprof diff --callers FUNC`: one row per direct caller of FUNC (see
+// call_tree) with the samples of the stacks in which it calls FUNC, plus a
+// row "[no caller]" for stacks where FUNC is outermost. Shares are of
+// Stacks::total_samples(). Throws kprof::Error as call_tree when nothing
+// matches. Periods are not kept per path (0).
+Histogram callers_histogram(const Stacks& stacks, std::string_view func, const std::string& file);
+
 // The table: self%, total%, samples (total samples), image (basename; the
 // full path only where two shown images share one), function (cut at
 // opts.name_width). opts.top rows at most; rows whose total share is under

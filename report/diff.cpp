@@ -10,6 +10,7 @@
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "report/callgraph.h"
 #include "report/canonical.h"
 #include "report/summary.h"
 #include "report/table.h"
@@ -169,7 +170,7 @@ void comparability_warnings(const std::vector<DiffSide>& sides,
     for (size_t r = 0; r < sides[s].runs.size(); ++r) {
       const DiffRun& run = sides[s].runs[r];
       const std::string name = run_name(labels, sides, s, r);
-      const uint64_t n = run.histogram.total_samples();
+      const uint64_t n = run.samples();
       if (n == 0) {
         warn(name + " has no samples: its shares are all 0");
       } else if (n < kFewSamples) {
@@ -280,6 +281,8 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
         rt.samples += fc.samples;
         rt.period += fc.period;
       }
+      if (run.total_samples) rt.samples = *run.total_samples;
+      if (run.total_period) rt.period = *run.total_period;
       if (!scores.value.empty()) {
         double seconds = run.summary && run.summary->duration_ns
                              ? static_cast<double>(run.summary->duration_ns) / 1e9
@@ -384,7 +387,7 @@ SideSummary summarize_side(const DiffSide& side, const std::string& label,
     }
   }
   if (out.samples == 0) {  // no Summary chunk: count what the histograms hold
-    for (const DiffRun& run : side.runs) out.samples += run.histogram.total_samples();
+    for (const DiffRun& run : side.runs) out.samples += run.samples();
   }
   if (with_rates) {
     const double n = static_cast<double>(with_rates);
@@ -475,7 +478,12 @@ DiffResult diff_profiles(const DiffInput& in) {
   return out;
 }
 
-DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings) {
+uint64_t DiffRun::samples() const {
+  return total_samples ? *total_samples : histogram.total_samples();
+}
+
+DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
+                      const DiffView& view) {
   Profile profile = load_profile(path);
   ProfileHistogram hist = histogram_of(profile);
   if (!hist.notice.empty()) {
@@ -489,7 +497,21 @@ DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warning
   run.source = path;
   run.run = std::move(profile.run);
   run.summary = std::move(profile.summary);
-  run.histogram = std::move(hist.histogram);
+  if (view.children || !view.callers.empty()) {
+    if (!hist.stacks) {
+      throw Error(path + " has no call chains for --" +
+                  (view.callers.empty() ? "children" : "callers") +
+                  ": record it with kprof record -g");
+    }
+    run.histogram = view.callers.empty() ? inclusive_histogram(*hist.stacks)
+                                         : callers_histogram(*hist.stacks, view.callers, path);
+    run.total_samples = hist.stacks->total_samples();
+    uint64_t period = 0;
+    for (const Stack& s : hist.stacks->stacks) period += s.period;
+    run.total_period = period;
+  } else {
+    run.histogram = std::move(hist.histogram);
+  }
   return run;
 }
 

@@ -46,6 +46,10 @@ struct DiffRun {
   std::optional<Summary> summary;
   Histogram histogram;
   std::optional<double> score;  // --score override; else taken from run.scores
+  // What shares are of: unset, the histogram's rows summed; with --children
+  // the rows are inclusive and overlap, so the stacks' own totals are given.
+  std::optional<uint64_t> total_samples, total_period;
+  uint64_t samples() const;  // total_samples, else the rows' sum
 };
 
 struct DiffSide {
@@ -141,6 +145,16 @@ void write_diff_json(std::ostream& out, const DiffResult& result);
 // Loads one profile for the diff. A cut-short profile is used with what it
 // recovered and adds a warning naming the file; a missing or foreign file
 // throws kprof::Error.
-DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings);
+// Which rows a run is diffed on: its flat histogram, its inclusive one
+// (--children), or the paths into one function (--callers FUNC), both from
+// its stacks (report/callgraph.h).
+struct DiffView {
+  bool children = false;
+  std::string callers;  // FUNC, or ""
+};
+
+// With a call-graph view a profile without call chains throws kprof::Error.
+DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
+                      const DiffView& view = {});
 
 }  // namespace kprof

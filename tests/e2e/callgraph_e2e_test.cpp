@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/format.h"
 #include "report/callgraph.h"
@@ -115,6 +117,41 @@ TEST_F(CallgraphE2E, SyscallKernelSamplesSitUnderTheirUserCaller) {
   EXPECT_GE(with_entry * 10, kernel_leaf * 9) << with_entry << " of " << kernel_leaf;
   EXPECT_GE(under_main * 10, kernel_leaf * 9) << under_main << " of " << kernel_leaf;
   // (The few others entered the kernel by a fault or an interrupt.)
+}
+
+// B_FACTOR 2 doubles b's call of the leaf: b's total goes from 1/2 to 3/5 of
+// the program, a's falls from 1/2 to 2/5, and of the leaf's callers b gains.
+TEST_F(CallgraphE2E, DiffPutsTheSlowerPathOnItsCaller) {
+  const std::string base = dir_.file("base.kprof"), next = dir_.file("new.kprof");
+  for (const auto& [out, factor] : {std::pair{base, "1"}, std::pair{next, "2"}}) {
+    const RunResult r = run({kprof_binary(), "record", "-g", "-F", "4999", "-o", out, "--",
+                             program("kprof_prog_calltree"), "1.5", factor},
+                            dir_.path(), 60);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+  }
+  auto diff_rows = [&](const std::vector<std::string>& view) {
+    const std::string json_path = dir_.file("d.json");
+    std::vector<std::string> argv = {kprof_binary(), "diff", base, next, "--json", json_path};
+    argv.insert(argv.end(), view.begin(), view.end());
+    const RunResult r = run(argv, dir_.path(), 60);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    std::map<std::string, std::pair<double, std::string>> rows;  // name -> (delta, verdict)
+    const nlohmann::json j = nlohmann::json::parse(read_text(json_path), nullptr, false);
+    if (j.is_discarded() || !j.contains("rows")) return rows;
+    for (const auto& row : j["rows"]) {
+      rows[row["name"].get<std::string>()] = {row["sides"][1]["delta_pp"].get<double>(),
+                                              row["sides"][1]["verdict"].get<std::string>()};
+    }
+    return rows;
+  };
+  auto children = diff_rows({"--children"});
+  EXPECT_GT(children["kprof_ct_b"].first, 0) << "b's total grows";
+  EXPECT_EQ(children["kprof_ct_b"].second, "changed");
+  EXPECT_LT(children["kprof_ct_a"].first, 0) << "a's share shrinks as b's grows";
+  auto callers = diff_rows({"--callers", "kprof_ct_leaf"});
+  EXPECT_GT(callers["kprof_ct_b"].first, 0) << "the leaf's extra samples come through b";
+  EXPECT_EQ(callers["kprof_ct_b"].second, "changed");
+  EXPECT_GT(callers["kprof_ct_b"].first, callers["kprof_ct_a"].first);
 }
 
 }  // namespace
