@@ -11,5 +11,6 @@ int cmd_info(int argc, char** argv);
 int cmd_events(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
 int cmd_symbolize(int argc, char** argv);  // re-names a profile's samples here, appends a Histogram
+int cmd_export(int argc, char** argv);     // folded stacks, pprof (export/export.h)
 
 }  // namespace kprof::cli

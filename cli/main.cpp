@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  report     top-N table of where the cycles went\n"
     "  diff       compare profiles from two or more kernels\n"
     "  info       everything a profile knows about its run\n"
+    "  export     a profile's stacks for other tools: folded (flame graphs), pprof\n"
     "  symbolize  name a profile's samples again here (e.g. one cut short by kill -9)\n"
     "  events     events this machine knows, and which of them open here\n"
     "\n"
@@ -33,6 +34,7 @@ constexpr Command kCommands[] = {
     {"record", kprof::cli::cmd_record}, {"report", kprof::cli::cmd_report},
     {"diff", kprof::cli::cmd_diff},     {"info", kprof::cli::cmd_info},
     {"events", kprof::cli::cmd_events}, {"symbolize", kprof::cli::cmd_symbolize},
+    {"export", kprof::cli::cmd_export},
 };
 
 }  // namespace

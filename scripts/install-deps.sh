@@ -8,6 +8,7 @@ pkgs=(
   libpfm4-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev libboost-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev googletest python3
   clang-14 libclang-rt-14-dev linux-perf file
+  golang-go  # go tool pprof: reads kprof export's pprof files in tests/export
 )
 # Extra packages for samples/ (PostgreSQL, the qemu demo), asked for with --samples.
 if [[ "${1:-}" == "--samples" ]]; then
