@@ -171,9 +171,12 @@ bool is_kernel_mode(Mode m) {
 // Merges rows per (image, function, mode) and images per name.
 class HistogramBuilder {
  public:
-  uint32_t image(const std::string& name, const std::string& build_id) {
-    auto [it, inserted] = images_.try_emplace(name, static_cast<uint32_t>(h_.images.size()));
-    if (inserted) h_.images.push_back({name, build_id});
+  uint32_t image(std::string_view name, std::string_view build_id) {
+    auto it = images_.find(name);
+    if (it == images_.end()) {
+      it = images_.emplace(std::string(name), static_cast<uint32_t>(h_.images.size())).first;
+      h_.images.push_back({std::string(name), std::string(build_id)});
+    }
     Image& im = h_.images[it->second];
     if (im.build_id.empty()) im.build_id = build_id;
     return it->second;
@@ -197,7 +200,7 @@ class HistogramBuilder {
 
  private:
   Histogram h_;
-  std::map<std::string, uint32_t> images_;
+  std::map<std::string, uint32_t, std::less<>> images_;
   std::map<std::tuple<uint32_t, std::string, Mode>, size_t> rows_;
 };
 
@@ -216,14 +219,12 @@ namespace {
 // callers are resolved together, one resolve() call per mapping.
 class AddressNames {
  public:
-  struct Name {
-    std::string image, build_id;
-    std::string_view function;
+  struct Name {  // views into the KernelSymbols or this AddressNames
+    std::string_view image, build_id, function;
   };
 
   AddressNames(const AddressCounts& counts, const KernelSymbols& kernel, UserSymbolResolver& user)
-      : counts_(counts),
-        kernel_(kernel),
+      : kernel_(kernel),
         ips_(counts.mappings.size()),
         names_(counts.mappings.size()),
         images_(counts.mappings.size()),
@@ -257,14 +258,13 @@ class AddressNames {
     }
     if (is_kernel_mode(key.mode)) {
       const auto hit = kernel_.lookup(key.ip);
-      return {std::string(hit.image), "", hit.function};
+      return {hit.image, "", hit.function};
     }
-    return {std::string(kUnknown), "", kUnknown};
+    return {kUnknown, "", kUnknown};
   }
 
  private:
   static constexpr std::string_view kUnknown = "[unknown]";
-  const AddressCounts& counts_;
   const KernelSymbols& kernel_;
   std::vector<std::vector<uint64_t>> ips_;  // per mapping, sorted, distinct
   std::vector<std::vector<std::string>> names_;
@@ -276,8 +276,11 @@ class AddressNames {
 class StacksBuilder {
  public:
   uint32_t frame(const AddressNames::Name& n, Mode mode) {
-    auto [im, new_image] = images_.try_emplace(n.image, static_cast<uint32_t>(st_.images.size()));
-    if (new_image) st_.images.push_back({n.image, n.build_id});
+    auto im = images_.find(n.image);
+    if (im == images_.end()) {
+      im = images_.emplace(std::string(n.image), static_cast<uint32_t>(st_.images.size())).first;
+      st_.images.push_back({std::string(n.image), std::string(n.build_id)});
+    }
     Frame f{im->second, std::string(n.function), mode};
     auto [it, inserted] = frames_.try_emplace(f, static_cast<uint32_t>(st_.frames.size()));
     if (inserted) st_.frames.push_back(std::move(f));
@@ -297,7 +300,7 @@ class StacksBuilder {
 
  private:
   Stacks st_;
-  std::map<std::string, uint32_t> images_;
+  std::map<std::string, uint32_t, std::less<>> images_;
   std::map<Frame, uint32_t> frames_;
   std::map<uint32_t, uint32_t> processes_;
 };

@@ -20,7 +20,7 @@ namespace {
 using test::shell_quote;
 
 test::CommandResult kprof(const std::string& args, const std::string& dir) {
-  return test::run_shell(shell_quote(KPROF_BINARY) + " " + args, dir);
+  return test::run_cli(KPROF_BINARY, args, dir);
 }
 
 std::string bench_profile(const std::string& dir, const std::string& name = "run.kprof") {

@@ -69,39 +69,8 @@ std::string write_profile(const std::string& path, const RunInfo& run,
   b.run = run;
   b.summary = summary;
   b.histogram = histogram;
-  b.end = !stacks;
-  b.write(path);
-  if (stacks) {
-    // The Stacks chunk follows the Histogram chunk (format.h).
-    ProfileWriter w = ProfileWriter::append(path);
-    w.write_chunk(ChunkType::Stacks, encode_stacks(*stacks), false);
-    w.write_end();
-  }
-  return path;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-CommandResult run_shell(const std::string& command, const std::string& dir) {
-  const std::string out_path = dir + "/cmd.stdout", err_path = dir + "/cmd.stderr";
-  const std::string cmd =
-      "(" + command + ") >" + shell_quote(out_path) + " 2>" + shell_quote(err_path);
-  CommandResult r;
-  const int rc = std::system(cmd.c_str());
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-  r.out = read_text(out_path);
-  r.err = read_text(err_path);
-  return r;
+  b.stacks = stacks;
+  return b.write(path);
 }
 
 // ---------------------------------------------------------------- pprof reader

@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/model.h"
 #include "core/stacks.h"
+#include "tests/support/cli_run.h"
 
 namespace kprof::test {
 
@@ -31,14 +32,8 @@ std::string write_profile(const std::string& path, const RunInfo& run,
                           const std::optional<Summary>& summary, const Histogram& histogram,
                           const std::optional<Stacks>& stacks);
 
-struct CommandResult {
-  int status = -1;  // exit code, or 128 + signal
-  std::string out, err;
-};
-// Runs `command` with /bin/sh, stdout and stderr to files in `dir`.
-CommandResult run_shell(const std::string& command, const std::string& dir);
-// Single-quoted for /bin/sh.
-std::string shell_quote(const std::string& s);
+// Running commands: tests/support/cli_run.h.
+using CommandResult = CliRun;
 
 // ---------------------------------------------------------------- pprof reader
 

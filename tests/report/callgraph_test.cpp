@@ -4,7 +4,6 @@
 #include "report/callgraph.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 
 #include "core/error.h"
 #include "tests/report/test_support.h"
+#include "tests/support/cli_run.h"
 
 namespace kprof {
 namespace {
@@ -352,21 +352,10 @@ TEST(Callgraph, TruncatedStacks) {
 
 // ------------------------------------------------------------------ the CLI
 
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
+using test::CliRun;
 
 CliRun run_kprof(const std::string& args, const std::string& dir) {
-  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
-  std::string cmd =
-      std::string("'") + KPROF_BINARY + "' " + args + " >'" + out_path + "' 2>'" + err_path + "'";
-  CliRun r;
-  int rc = std::system(cmd.c_str());
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-  r.out = test::read_text(out_path);
-  r.err = test::read_text(err_path);
-  return r;
+  return test::run_cli(KPROF_BINARY, args, dir);
 }
 
 void expect_one_line_error(const CliRun& r, int code) {

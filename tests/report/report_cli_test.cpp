@@ -1,31 +1,20 @@
 // Runs the built `kprof report` / `kprof info` (KPROF_BINARY) on good and bad
 // files: bad input must give a non-zero exit and exactly one line on stderr.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <string>
 
 #include "tests/report/test_support.h"
+#include "tests/support/cli_run.h"
 
 namespace kprof {
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
+using test::CliRun;
 
 CliRun run_kprof(const std::string& args, const std::string& dir) {
-  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
-  std::string cmd =
-      std::string("'") + KPROF_BINARY + "' " + args + " >'" + out_path + "' 2>'" + err_path + "'";
-  CliRun r;
-  int rc = std::system(cmd.c_str());
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-  r.out = test::read_text(out_path);
-  r.err = test::read_text(err_path);
-  return r;
+  return test::run_cli(KPROF_BINARY, args, dir);
 }
 
 // Exactly kprof's own exit code (1 for bad input): a crash, or a sanitizer's
