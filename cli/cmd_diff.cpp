@@ -2,9 +2,7 @@
 // parses options, loads the profiles and prints the diff (report/diff.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,6 +10,8 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/error.h"
+#include "export/export.h"
+#include "export/tables.h"
 #include "report/diff.h"
 
 namespace kprof::cli {
@@ -99,15 +99,9 @@ void apply_scores(std::vector<DiffSide>& sides, const std::vector<std::string>& 
 }
 
 void write_file(const std::string& path, const DiffResult& result, bool json) {
-  if (path == "-") {
-    json ? write_diff_json(std::cout, result) : write_diff_csv(std::cout, result);
-    return;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(errno_message("cannot write '" + path + "'", errno));
-  json ? write_diff_json(out, result) : write_diff_csv(out, result);
-  out.flush();
-  if (!out) throw Error("cannot write '" + path + "': check free space and permissions");
+  Output out = open_output(path);
+  json ? write_diff_json(out.stream(), result) : write_diff_csv(out.stream(), result);
+  out.close();
 }
 
 }  // namespace
@@ -137,6 +131,10 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--by", by, "function, image or mode")->capture_default_str();
   app.add_option("--csv", csv_path, "also write every row as CSV (RFC 4180) to FILE ('-': stdout)");
   app.add_option("--json", json_path, "also write every row as JSON to FILE ('-': stdout)");
+  std::string folded_path;
+  app.add_option("--folded", folded_path,
+                 "also write 'stack base_count new_count' lines (FlameGraph's difffolded format, "
+                 "for flamegraph.pl) to FILE ('-': stdout); two kernels only");
   DiffView view;
   app.add_flag("--children", view.children,
                "compare inclusive shares (a function's samples with everything it called; "
@@ -169,11 +167,31 @@ int cmd_diff(int argc, char** argv) {
   for (size_t i = 0; i < in.sides.size(); ++i) in.sides[i].label = resolved[i];
   apply_scores(in.sides, scores);
 
+  if (!folded_path.empty() && in.sides.size() != 2) {
+    throw Error("--folded compares two kernels; got " + std::to_string(in.sides.size()), 2);
+  }
+  // An export on stdout replaces the text diff there, as report's --csv - does.
+  const int on_stdout = (csv_path == "-") + (json_path == "-") + (folded_path == "-");
+  if (on_stdout > 1) throw Error("only one of --csv, --json and --folded can be '-' (stdout)", 2);
   const DiffResult result = diff_profiles(in);
-  write_diff_text(std::cout, result);
-  std::cout.flush();
+  if (on_stdout == 0) {
+    write_diff_text(std::cout, result);
+    std::cout.flush();
+    if (!std::cout) throw Error("cannot write the diff to stdout");
+  }
   if (!csv_path.empty()) write_file(csv_path, result, false);
   if (!json_path.empty()) write_file(json_path, result, true);
+  if (!folded_path.empty()) {
+    std::vector<Stacks> side_stacks[2];
+    for (size_t s = 0; s < 2; ++s) {
+      for (const DiffRun& run : in.sides[s].runs) {
+        side_stacks[s].push_back(stacks_or_flat(run.histogram, run.stacks));
+      }
+    }
+    Output out = open_output(folded_path);
+    write_diff_folded(out.stream(), side_stacks[0], side_stacks[1]);
+    out.close();
+  }
   return 0;
 }
 

@@ -2,8 +2,6 @@
 // row as CSV; for a -g profile also the call-graph views (--children,
 // --callers FUNC, --callees FUNC; report/callgraph.h). Reads the profile only.
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -12,6 +10,8 @@
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "export/export.h"
+#include "export/tables.h"
 #include "report/callgraph.h"
 #include "report/report.h"
 #include "report/summary.h"
@@ -20,16 +20,12 @@ namespace kprof::cli {
 
 namespace {
 
+// Every table export goes through the export layer's one Output (a path or
+// "-"), which reports a failed or short write as one line.
 void write_csv_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  if (path == "-") {
-    write(std::cout);
-    return;
-  }
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error(errno_message("cannot write CSV to '" + path + "'", errno));
-  write(f);
-  f.flush();
-  if (!f) throw Error(errno_message("cannot write CSV to '" + path + "'", errno));
+  Output out = open_output(path);
+  write(out.stream());
+  out.close();
 }
 
 }  // namespace

@@ -14,9 +14,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/format.h"
 #include "core/stacks.h"
@@ -63,6 +66,7 @@ Output open_output(const std::string& path);
 // one one-frame stack per histogram row with samples (frames copied from the
 // rows; a single process {pid 0, name ""}, i.e. unknown).
 Stacks stacks_or_flat(const ProfileHistogram& hist);
+Stacks stacks_or_flat(const Histogram& histogram, const std::optional<Stacks>& stacks);
 
 // Throws kprof::Error when `stacks` refers to an image, frame or process it
 // does not hold, or holds a stack without frames (the writers below call it).
@@ -74,6 +78,9 @@ struct FoldedOptions {
   // Process frame "comm-pid" instead of "comm" (stackcollapse-perf --pid):
   // one tower per process instead of one per program name.
   bool pid = false;
+  // Functions by canonical name (foo.isra.0 -> foo, report/canonical.h), so
+  // the same stack matches across kernels built differently.
+  bool canonical = false;
 };
 
 // One line per distinct (process frame, frame sequence): the frames ROOT
@@ -95,6 +102,17 @@ struct FoldedOptions {
 //   count). Unlike stackcollapse-perf, argument lists are kept (as in
 //   `kprof report`, so overloads stay apart).
 void write_folded(std::ostream& out, const Stacks& stacks, const FoldedOptions& opts = {});
+// write_folded's lines and counts, before they are written.
+std::map<std::string, uint64_t> folded_lines(const Stacks& stacks, const FoldedOptions& opts = {});
+
+// For `kprof diff BASE NEW --folded OUT`: FlameGraph's difffolded.pl format,
+// "stack base_count new_count" per line, each side's runs summed, frames by
+// canonical name (so clone renames between kernels still match), lines
+// sorted; a stack only on one side has 0 on the other. Feed it to
+// `flamegraph.pl` (it reads two counts as a differential graph; -n
+// normalizes the two sides' totals).
+void write_diff_folded(std::ostream& out, const std::vector<Stacks>& base,
+                       const std::vector<Stacks>& next);
 
 // The frame text write_folded uses for `frame` (sanitized, "_[k]" for kernel).
 std::string folded_frame(const Stacks& stacks, const Frame& frame);

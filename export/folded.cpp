@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "export/export.h"
+#include "report/canonical.h"
 
 namespace kprof {
 
@@ -92,12 +93,16 @@ void check_stacks(const Stacks& st) {
 }
 
 Stacks stacks_or_flat(const ProfileHistogram& hist) {
-  if (hist.stacks) return *hist.stacks;
+  return stacks_or_flat(hist.histogram, hist.stacks);
+}
+
+Stacks stacks_or_flat(const Histogram& histogram, const std::optional<Stacks>& stacks) {
+  if (stacks) return *stacks;
   Stacks st;
-  st.images = hist.histogram.images;
+  st.images = histogram.images;
   st.processes.push_back({0, ""});
   std::map<Frame, size_t> stack_of;  // rows are unique per (image, function, mode); merge if not
-  for (const FunctionCount& row : hist.histogram.rows) {
+  for (const FunctionCount& row : histogram.rows) {
     if (row.samples == 0 && row.period == 0) continue;
     Frame f{row.image, row.function, row.mode};
     auto [it, fresh] = stack_of.try_emplace(f, st.stacks.size());
@@ -126,10 +131,14 @@ std::string folded_frame(const Stacks& st, const Frame& fr) {
   return name;
 }
 
-void write_folded(std::ostream& out, const Stacks& st, const FoldedOptions& opts) {
+std::map<std::string, uint64_t> folded_lines(const Stacks& st, const FoldedOptions& opts) {
   check_stacks(st);
   std::vector<std::string> frame_text(st.frames.size());
-  for (size_t i = 0; i < st.frames.size(); ++i) frame_text[i] = folded_frame(st, st.frames[i]);
+  for (size_t i = 0; i < st.frames.size(); ++i) {
+    Frame f = st.frames[i];
+    if (opts.canonical) f.function = canonical_name(f.function);
+    frame_text[i] = folded_frame(st, f);
+  }
   std::vector<std::string> process_text(st.processes.size());
   for (size_t i = 0; i < st.processes.size(); ++i) {
     if (!process_unknown(st.processes[i])) process_text[i] = process_frame(st.processes[i], opts);
@@ -146,7 +155,27 @@ void write_folded(std::ostream& out, const Stacks& st, const FoldedOptions& opts
     }
     lines[line] += s.samples;
   }
-  for (const auto& [stack, count] : lines) out << stack << ' ' << count << '\n';
+  return lines;
+}
+
+void write_folded(std::ostream& out, const Stacks& st, const FoldedOptions& opts) {
+  for (const auto& [stack, count] : folded_lines(st, opts)) out << stack << ' ' << count << '\n';
+}
+
+void write_diff_folded(std::ostream& out, const std::vector<Stacks>& base,
+                       const std::vector<Stacks>& next) {
+  FoldedOptions opts;
+  opts.canonical = true;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> lines;
+  for (const Stacks& st : base) {
+    for (const auto& [stack, count] : folded_lines(st, opts)) lines[stack].first += count;
+  }
+  for (const Stacks& st : next) {
+    for (const auto& [stack, count] : folded_lines(st, opts)) lines[stack].second += count;
+  }
+  for (const auto& [stack, counts] : lines) {
+    out << stack << ' ' << counts.first << ' ' << counts.second << '\n';
+  }
 }
 
 ExportFormat parse_export_format(const std::string& name) {

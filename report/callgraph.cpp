@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "report/canonical.h"
-#include "report/csv.h"
 #include "report/table.h"
 
 namespace kprof {
@@ -135,14 +134,6 @@ void write_tree_node(std::ostream& out, const CallTreeNode& n, size_t level, uin
   }
 }
 
-void write_csv_node(std::ostream& out, const CallTreeNode& n, size_t depth,
-                    const std::string& parent_path, uint64_t root) {
-  std::string path = depth == 0 ? n.function : parent_path + ";" + n.function;
-  write_csv_row(out, {format_count(depth), path, format_count(n.samples),
-                      format_percent(percent_of(n.samples, root)), n.image, n.function, n.mode});
-  for (const CallTreeNode& c : n.children) write_csv_node(out, c, depth + 1, path, root);
-}
-
 }  // namespace
 
 // ------------------------------------------------------------ children table
@@ -205,18 +196,6 @@ void write_children_table(std::ostream& out, const Stacks& s, const ReportOption
   }
   table.write(out);
   if (shown < rows.size()) out << "(" << rows.size() - shown << " more functions not shown)\n";
-}
-
-void write_children_csv(std::ostream& out, const Stacks& s) {
-  const uint64_t total = s.total_samples();
-  write_csv_row(out, {"self_samples", "self_percent", "total_samples", "total_percent", "image",
-                      "function", "mode"});
-  for (const ChildrenRow& r : children_rows(s)) {
-    write_csv_row(
-        out, {format_count(r.self_samples), format_percent(percent_of(r.self_samples, total)),
-              format_count(r.total_samples), format_percent(percent_of(r.total_samples, total)),
-              r.image, r.function, mode_name(r.mode)});
-  }
 }
 
 // ------------------------------------------------------ callers and callees
@@ -310,12 +289,6 @@ void write_call_tree(std::ostream& out, const CallTree& tree, const ReportOption
     out << "\n";
   }
   write_tree_node(out, tree.root, 0, root, opts);
-}
-
-void write_call_tree_csv(std::ostream& out, const CallTree& tree) {
-  write_csv_row(out,
-                {"depth", "path", "samples", "percent_of_function", "image", "function", "mode"});
-  write_csv_node(out, tree.root, 0, "", tree.root.samples);
 }
 
 // ---------------------------------------------------------------- truncation

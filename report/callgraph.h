@@ -74,11 +74,6 @@ Histogram callers_histogram(const Stacks& stacks, std::string_view func, const s
 // many functions were not shown.
 void write_children_table(std::ostream& out, const Stacks& stacks, const ReportOptions& opts);
 
-// Every row as RFC 4180 CSV:
-// self_samples,self_percent,total_samples,total_percent,image,function,mode
-// (image by full path, names never cut, no top-N or percent limit).
-void write_children_csv(std::ostream& out, const Stacks& stacks);
-
 // ------------------------------------------------------ callers and callees
 
 enum class CallDirection { Callers, Callees };
@@ -121,12 +116,6 @@ CallTree call_tree(const Stacks& stacks, std::string_view func, CallDirection di
 // opts.top children (0: all), and none whose share of FUNC is under
 // opts.percent_limit; a "… N more" line says what was left out.
 void write_call_tree(std::ostream& out, const CallTree& tree, const ReportOptions& opts);
-
-// Every node, depth first in tree order, as RFC 4180 CSV:
-// depth,path,samples,percent_of_function,image,function,mode
-// (depth 0 is the root; path: the functions from the root down to the node
-// joined by ';'; image by full path; no top-N or percent limit).
-void write_call_tree_csv(std::ostream& out, const CallTree& tree);
 
 // ---------------------------------------------------------------- truncation
 

@@ -512,6 +512,7 @@ DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warning
   } else {
     run.histogram = std::move(hist.histogram);
   }
+  run.stacks = std::move(hist.stacks);
   return run;
 }
 

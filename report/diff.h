@@ -2,7 +2,7 @@
 //
 // The diff is a pure function over in-memory profiles:
 //   DiffInput (sides of one or more runs, options) -> diff_profiles() -> DiffResult
-//   DiffResult -> write_diff_text / write_diff_csv / write_diff_json.
+//   DiffResult -> write_diff_text (here); CSV and JSON: export/tables.h.
 // Only histograms and run facts are read (never Records), so the cost is the
 // number of distinct functions, not samples. load_diff_run() is the one piece
 // that touches files.
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "core/stacks.h"
 #include "report/noise.h"
 
 namespace kprof {
@@ -45,7 +46,8 @@ struct DiffRun {
   RunInfo run;
   std::optional<Summary> summary;
   Histogram histogram;
-  std::optional<double> score;  // --score override; else taken from run.scores
+  std::optional<Stacks> stacks;  // -g profiles: their call stacks (for the folded diff)
+  std::optional<double> score;   // --score override; else taken from run.scores
   // What shares are of: unset, the histogram's rows summed; with --children
   // the rows are inclusive and overlap, so the stacks' own totals are given.
   std::optional<uint64_t> total_samples, total_period;
@@ -137,10 +139,6 @@ DiffResult diff_profiles(const DiffInput& input);
 // The text report: warnings, run summary, side by side, matched diff,
 // cycles per work, merged names. Honors top / percent_limit / name_width.
 void write_diff_text(std::ostream& out, const DiffResult& result);
-// Every row and column, RFC 4180. One line per row; raw names joined by "; ".
-void write_diff_csv(std::ostream& out, const DiffResult& result);
-// Every row and column, warnings included (pretty-printed, 2-space indent).
-void write_diff_json(std::ostream& out, const DiffResult& result);
 
 // Loads one profile for the diff. A cut-short profile is used with what it
 // recovered and adds a warning naming the file; a missing or foreign file

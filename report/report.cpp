@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "report/csv.h"
 #include "report/table.h"
 
 namespace kprof {
@@ -194,15 +193,6 @@ void write_report(std::ostream& out, const Profile& profile, const ProfileHistog
                   const ReportOptions& opts) {
   if (opts.header) write_report_header(out, profile, hist);
   write_report_table(out, hist.histogram, opts);
-}
-
-void write_report_csv(std::ostream& out, const Histogram& h, SortKey key) {
-  const uint64_t total = h.total_samples();
-  write_csv_row(out, {"samples", "percent", "image", "function", "mode"});
-  for (const ReportRow& r : report_rows(h, key)) {
-    write_csv_row(out, {format_count(r.samples), format_percent(percent_of(r.samples, total)),
-                        r.image, r.function, r.mode});
-  }
 }
 
 }  // namespace kprof

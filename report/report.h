@@ -1,6 +1,6 @@
 // `kprof report`: an oprofile-style top-N table of where the samples went,
 // grouped by function, image or mode, with a header saying what ran; and the
-// same rows as CSV. Works on a histogram (see summary.h for how one is
+// same rows as CSV (export/tables.h). Works on a histogram (see summary.h for how one is
 // obtained from any profile), so it costs nothing per sample.
 #pragma once
 
@@ -52,9 +52,5 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
 // Header (when opts.header) + table.
 void write_report(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
                   const ReportOptions& opts);
-
-// All rows for `key` as RFC 4180 CSV: samples,percent,image,function,mode
-// (image by full path, names never cut, no top-N or percent limit).
-void write_report_csv(std::ostream& out, const Histogram& h, SortKey key);
 
 }  // namespace kprof

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "export/tables.h"
 #include "tests/diff/diff_support.h"
 
 namespace kprof {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "export/tables.h"
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
 

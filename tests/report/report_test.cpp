@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/records.h"
+#include "export/tables.h"
 #include "report/info.h"
 #include "report/report.h"
 #include "report/summary.h"

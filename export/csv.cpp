@@ -1,4 +1,4 @@
-#include "report/csv.h"
+#include "export/csv.h"
 
 namespace kprof {
 

@@ -1,0 +1,178 @@
+// The table exports: every row of a report, call-graph view or diff as
+// RFC 4180 CSV (export/csv.h) or JSON, for spreadsheets, scripts and pages.
+#include "export/tables.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "export/csv.h"
+#include "report/table.h"
+
+namespace kprof {
+namespace {
+
+void write_csv_node(std::ostream& out, const CallTreeNode& n, size_t depth,
+                    const std::string& parent_path, uint64_t root) {
+  std::string path = depth == 0 ? n.function : parent_path + ";" + n.function;
+  write_csv_row(out, {format_count(depth), path, format_count(n.samples),
+                      format_percent(percent_of(n.samples, root)), n.image, n.function, n.mode});
+  for (const CallTreeNode& c : n.children) write_csv_node(out, c, depth + 1, path, root);
+}
+
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+template <typename T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+std::string printf_string_10g(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string csv_num(double v) {
+  return std::isfinite(v) ? printf_string_10g(v) : "";
+}
+
+std::string csv_opt(const std::optional<double>& v) {
+  return v ? csv_num(*v) : "";
+}
+
+}  // namespace
+
+void write_report_csv(std::ostream& out, const Histogram& h, SortKey key) {
+  const uint64_t total = h.total_samples();
+  write_csv_row(out, {"samples", "percent", "image", "function", "mode"});
+  for (const ReportRow& r : report_rows(h, key)) {
+    write_csv_row(out, {format_count(r.samples), format_percent(percent_of(r.samples, total)),
+                        r.image, r.function, r.mode});
+  }
+}
+
+void write_children_csv(std::ostream& out, const Stacks& s) {
+  const uint64_t total = s.total_samples();
+  write_csv_row(out, {"self_samples", "self_percent", "total_samples", "total_percent", "image",
+                      "function", "mode"});
+  for (const ChildrenRow& r : children_rows(s)) {
+    write_csv_row(
+        out, {format_count(r.self_samples), format_percent(percent_of(r.self_samples, total)),
+              format_count(r.total_samples), format_percent(percent_of(r.total_samples, total)),
+              r.image, r.function, mode_name(r.mode)});
+  }
+}
+
+void write_call_tree_csv(std::ostream& out, const CallTree& tree) {
+  write_csv_row(out,
+                {"depth", "path", "samples", "percent_of_function", "image", "function", "mode"});
+  write_csv_node(out, tree.root, 0, "", tree.root.samples);
+}
+
+void write_diff_csv(std::ostream& out, const DiffResult& r) {
+  std::vector<std::string> head = {"image", "name", "raw_names"};
+  for (size_t s = 0; s < r.labels.size(); ++s) {
+    const std::string& l = r.labels[s];
+    for (const char* c : {" %", " samples", " period"}) head.push_back(l + c);
+    if (r.has_work) head.push_back(l + " events_per_work");
+    if (s == 0) continue;
+    for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " p", " q", " ratio", " sided",
+                          " verdict", " noise_method"}) {
+      head.push_back(l + c);
+    }
+    if (r.has_work) head.push_back(l + " events_per_work_change_pct");
+  }
+  write_csv_row(out, head);
+  for (const DiffRow& row : r.rows) {
+    std::string raw;
+    for (const std::string& n : row.raw_names) raw += (raw.empty() ? "" : "; ") + n;
+    std::vector<std::string> f = {row.image, row.name, raw};
+    for (size_t s = 0; s < r.labels.size(); ++s) {
+      const DiffCell& c = row.cells[s];
+      f.push_back(csv_num(c.pct));
+      f.push_back(std::to_string(c.samples));
+      f.push_back(std::to_string(c.period));
+      if (r.has_work) f.push_back(csv_opt(c.events_per_work));
+      if (s == 0) continue;
+      const DiffCompare& d = row.vs_base[s];
+      for (double v : {d.change.delta_pp, d.change.lo_pp, d.change.hi_pp, d.change.p, d.q}) {
+        f.push_back(csv_num(v));
+      }
+      f.push_back(csv_opt(d.ratio));
+      f.push_back(sidedness_mark(d.sided));
+      f.push_back(d.within_noise ? "noise" : "changed");
+      f.push_back(noise_method_name(r.noise[s]));
+      if (r.has_work) f.push_back(csv_opt(d.work_change_pct));
+    }
+    write_csv_row(out, f);
+  }
+}
+
+void write_diff_json(std::ostream& out, const DiffResult& r) {
+  using nlohmann::json;
+  json j;
+  j["by"] = diff_by_name(r.options.by);
+  j["labels"] = r.labels;
+  j["warnings"] = r.warnings;
+  j["speedup_source"] = r.speedup_source;
+  j["share"] = r.share_title;
+  j["alpha"] = r.options.alpha;
+  json sides = json::array();
+  for (size_t s = 0; s < r.summary.size(); ++s) {
+    const SideSummary& m = r.summary[s];
+    json side = {{"label", m.label},          {"runs", m.runs},
+                 {"speedup", opt(m.speedup)}, {"speedup_sd", opt(m.speedup_sd)},
+                 {"samples", m.samples},      {"lost", m.lost},
+                 {"score", opt(m.score)},     {"real_s", opt(m.real_s)}};
+    if (m.rates) {
+      side["interrupts_per_s"] = m.rates->interrupts_per_s;
+      side["ctxsw_per_s"] = m.rates->ctxsw_per_s;
+      side["user_pct"] = m.rates->user_pct;
+      side["sys_pct"] = m.rates->sys_pct;
+      side["idle_pct"] = m.rates->idle_pct;
+      side["iowait_pct"] = m.rates->iowait_pct;
+    }
+    if (s > 0) side["noise_method"] = noise_method_name(r.noise[s]);
+    sides.push_back(std::move(side));
+  }
+  j["profiles"] = std::move(sides);
+  json rows = json::array();
+  for (const DiffRow& row : r.rows) {
+    json cells = json::array();
+    for (size_t s = 0; s < row.cells.size(); ++s) {
+      const DiffCell& c = row.cells[s];
+      json cell = {{"label", r.labels[s]}, {"pct", c.pct},
+                   {"samples", c.samples}, {"period", c.period},
+                   {"run_pct", c.run_pct}, {"events_per_work", opt(c.events_per_work)}};
+      if (s > 0) {
+        const DiffCompare& d = row.vs_base[s];
+        cell["delta_pp"] = num(d.change.delta_pp);
+        cell["ci_lo_pp"] = num(d.change.lo_pp);
+        cell["ci_hi_pp"] = num(d.change.hi_pp);
+        cell["p"] = num(d.change.p);
+        cell["q"] = num(d.q);
+        cell["ratio"] = opt(d.ratio);
+        cell["sided"] = sidedness_mark(d.sided);
+        cell["verdict"] = d.within_noise ? "noise" : "changed";
+        cell["events_per_work_change_pct"] = opt(d.work_change_pct);
+      }
+      cells.push_back(std::move(cell));
+    }
+    rows.push_back({{"image", row.image},
+                    {"name", row.name},
+                    {"raw_names", row.raw_names},
+                    {"max_abs_delta_pp", row.max_abs_delta},
+                    {"sides", std::move(cells)}});
+  }
+  j["rows"] = std::move(rows);
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace kprof
