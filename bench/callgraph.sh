@@ -19,8 +19,6 @@ SHORT=${SHORT:-1} LONG=${LONG:-5} REPS=${REPS:-3}
 prog=$ROOT/build/tests/programs/kprof_prog_syscalls
 [[ -x $prog ]] || die "no $prog (ninja -C build kprof_programs)"
 
-kprof_samples() { "$KPROF" info "$1" | awk '/^samples:/ {gsub(",", "", $2); print $2; exit}'; }
-perf_samples() { perf report -D -i "$1" 2>/dev/null | grep -c PERF_RECORD_SAMPLE || true; }
 
 for s in "$SHORT" "$LONG"; do
   "$KPROF" record -g -F "$FREQ" -o "$OUT/cg-$s.kprof" -- "$prog" "$s" >/dev/null 2>&1

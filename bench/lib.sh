@@ -71,7 +71,9 @@ kprof_samples() {
 }
 
 # Samples in a perf.data file (exact: counts sample lines).
-perf_samples() { perf script -i "$1" -F ip 2>/dev/null | wc -l; }
+# Sample records in a perf.data (from the raw dump: `perf script` prints one
+# line per callchain frame with -g, so counting its lines overcounts).
+perf_samples() { perf report -D -i "$1" 2>/dev/null | grep -c PERF_RECORD_SAMPLE || true; }
 
 filesize() { stat -c %s "$1"; }
 

@@ -12,6 +12,8 @@
 # knobs: REPS=3  FREQ=999  KPROF=path
 #        KPROF_ARGS="--no-kallsyms-cache"   extra kprof record options (e.g. to
 #        time the first recording of a boot, which reads /proc/kallsyms)
+#        PERF_ARGS=""   extra perf record options; KPROF_ARGS=-g PERF_ARGS=-g
+#        measures what call chains cost each tool
 #        GTEST_TARGET=gtest     make target of /usr/src/googletest ("all": longer)
 #        PG_SECONDS=8 PG_CLIENTS=4 PG_SCALE=5 PG_ARGS=-S   (pgbench, select-only)
 #        PG_BIN=/usr/lib/postgresql/15/bin
@@ -22,6 +24,7 @@ source "$(dirname "$0")/lib.sh"
 WHAT=${1:-all}
 REPS=${REPS:-3}
 read -ra KPROF_ARGS <<<"${KPROF_ARGS:-}"
+read -ra PERF_ARGS <<<"${PERF_ARGS:-}"
 GTEST_TARGET=${GTEST_TARGET:-gtest}
 PG_SECONDS=${PG_SECONDS:-8}
 PG_CLIENTS=${PG_CLIENTS:-4}
@@ -61,7 +64,7 @@ run_variant() {
     bare) timed "$outer" "${wrapped[@]}" >"$log" 2>&1 ;;
     kprof) timed "$outer" "$KPROF" record "${KPROF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$tag.kprof" \
              -- "${wrapped[@]}" >"$log" 2>&1 ;;
-    perf) timed "$outer" perf record -e cpu-clock "${PROFILE_FLAGS[@]}" -F "$FREQ" \
+    perf) timed "$outer" perf record -e cpu-clock "${PERF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" \
             -o "$W/$tag.data" -- "${wrapped[@]}" >"$log" 2>&1 ;;
   esac || die "$name run failed, see $log"
   V_WALL=$(tfield "$inner" 1)
@@ -80,7 +83,7 @@ run_variant() {
 fixed_bytes() {
   "$KPROF" record "${KPROF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.kprof" -- true \
     >"$W/$1-true.log" 2>&1 || die "kprof record -- true failed, see $W/$1-true.log"
-  perf record -e cpu-clock "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.data" -- true \
+  perf record -e cpu-clock "${PERF_ARGS[@]}" "${PROFILE_FLAGS[@]}" -F "$FREQ" -o "$W/$1-true.data" -- true \
     >>"$W/$1-true.log" 2>&1 || die "perf record -- true failed, see $W/$1-true.log"
   echo "$(filesize "$W/$1-true.kprof") $(filesize "$W/$1-true.data")"
 }
@@ -189,7 +192,7 @@ bench_pgbench() {
   PGDIR=""
 }
 
-echo "kprof: $KPROF ${KPROF_ARGS[*]}  perf: $(perf --version)   -F $FREQ   reps $REPS   raw: $W"
+echo "kprof: $KPROF ${KPROF_ARGS[*]}  perf: $(perf --version) ${PERF_ARGS[*]}   -F $FREQ   reps $REPS   raw: $W"
 case $WHAT in
   compile) bench_compile ;;
   pgbench) bench_pgbench ;;

@@ -1,9 +1,13 @@
 // Call graphs from real -g recordings: the known call tree of
 // kprof_prog_calltree lands where its design puts it, and a syscall's kernel
 // samples sit under the user code that made it, entry path in between.
+#include <signal.h>
+
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -117,6 +121,41 @@ TEST_F(CallgraphE2E, SyscallKernelSamplesSitUnderTheirUserCaller) {
   EXPECT_GE(with_entry * 10, kernel_leaf * 9) << with_entry << " of " << kernel_leaf;
   EXPECT_GE(under_main * 10, kernel_leaf * 9) << under_main << " of " << kernel_leaf;
   // (The few others entered the kernel by a fault or an interrupt.)
+}
+
+// A -g recording killed with SIGKILL has Records but no Stacks chunk: report
+// rebuilds the stacks from the records (user frames unnamed: [unknown] in
+// their image, since symbols are written when recording ends), and kprof
+// symbolize names them afterwards and writes the Stacks chunk.
+TEST_F(CallgraphE2E, CutShortRecordingRebuildsItsStacks) {
+  Process kprof = Process::start({kprof_binary(), "record", "-g", "-F", "999", "-o", path_, "--",
+                                  program("kprof_prog_calltree"), "10"},
+                                 dir_.path(), {.new_process_group = true});
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  const std::vector<pid_t> workload = children_of(kprof.pid());
+  kprof.signal(SIGKILL);
+  for (pid_t pid : workload) ::kill(pid, SIGKILL);
+  ASSERT_EQ(kprof.wait(10).exit_code, 128 + SIGKILL);
+
+  const Profile cut = load_profile(path_);
+  ASSERT_FALSE(cut.status.complete);
+  EXPECT_FALSE(cut.stacks.has_value());
+  const ProfileHistogram rebuilt = histogram_of(cut);
+  ASSERT_TRUE(rebuilt.stacks.has_value()) << "the stacks are rebuilt from the records";
+  EXPECT_EQ(rebuilt.stacks->total_samples(), rebuilt.histogram.total_samples());
+  ASSERT_GT(rebuilt.stacks->total_samples(), 200u);
+  const RunResult children = run({kprof_binary(), "report", path_, "--children"}, dir_.path(), 60);
+  ASSERT_EQ(children.exit_code, 0) << children.describe();
+  EXPECT_NE(children.out.find("cut short"), std::string::npos) << children.out;
+
+  const RunResult sym = run({kprof_binary(), "symbolize", path_}, dir_.path(), 60);
+  ASSERT_EQ(sym.exit_code, 0) << sym.describe();
+  const Profile named = load_profile(path_);
+  ASSERT_TRUE(named.stacks.has_value()) << "kprof symbolize writes the Stacks chunk";
+  EXPECT_EQ(named.stacks->total_samples(), rebuilt.stacks->total_samples());
+  auto rows = by_name(*named.stacks);
+  EXPECT_GT(rows["kprof_ct_leaf"].total_samples, 0u);
+  EXPECT_GT(rows["kprof_ct_b"].total_samples, 0u);
 }
 
 // B_FACTOR 2 doubles b's call of the leaf: b's total goes from 1/2 to 3/5 of
