@@ -1,6 +1,7 @@
 #include "core/records.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "core/error.h"
@@ -33,14 +34,42 @@ void RecordEncoder::add(const Sample& s) {
   w_.u8(static_cast<uint8_t>(s.mode));
   w_.svarint(wrap_delta(last_period_, s.period));
   last_period_ = s.period;
-  w_.varint(n);
-  uint64_t prev = s.ip;
-  for (size_t i = 0; i < n; ++i) {
-    w_.svarint(wrap_delta(prev, s.callchain[i]));
-    prev = s.callchain[i];
+  if (n == 0) {
+    w_.varint(0);
+  } else {
+    chain(s, n);
   }
-  if (n != 0) w_.varint(std::min<size_t>(s.kernel_frames, n));
   ++count_;
+}
+
+// A chain as SampleChain stores it: without the leaf when the leaf is the
+// sample's own ip, so samples that differ only in where in a function they
+// hit share one stored chain; each distinct one is written once per chunk
+// and referred to by its index after that.
+void RecordEncoder::chain(const Sample& s, size_t n) {
+  const bool leaf = s.callchain[0] == s.ip;
+  const std::span<const uint64_t> tail(s.callchain.data() + (leaf ? 1 : 0), n - (leaf ? 1 : 0));
+  const uint32_t kernel_frames = static_cast<uint32_t>(std::min<size_t>(s.kernel_frames, n));
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t{kernel_frames} << 1 | leaf);
+  for (uint64_t ip : tail) h = (h ^ ip) * 0x100000001b3ULL;
+  for (auto [it, end] = chain_ids_.equal_range(h); it != end; ++it) {
+    const StoredChain& c = chains_[it->second];
+    if (c.leaf == leaf && c.kernel_frames == kernel_frames &&
+        std::equal(c.tail.begin(), c.tail.end(), tail.begin(), tail.end())) {
+      w_.varint((uint64_t{it->second} + 1) << 1 | leaf);
+      return;
+    }
+  }
+  chain_ids_.emplace(h, static_cast<uint32_t>(chains_.size()));
+  chains_.push_back({leaf, kernel_frames, {tail.begin(), tail.end()}});
+  w_.varint(uint64_t{leaf});  // index 0: a new chain follows
+  w_.varint(tail.size());
+  uint64_t prev = s.ip;
+  for (uint64_t ip : tail) {
+    w_.svarint(wrap_delta(prev, ip));
+    prev = ip;
+  }
+  w_.varint(kernel_frames);
 }
 
 void RecordEncoder::add(const Mmap& m) {
@@ -103,6 +132,8 @@ std::vector<uint8_t> RecordEncoder::take() {
   last_ip_ = 0;
   last_period_ = 0;
   count_ = 0;
+  chains_.clear();
+  chain_ids_.clear();
   return w_.take();
 }
 
@@ -134,9 +165,14 @@ namespace {
 struct DecodeState {
   uint64_t time = 0, ip = 0, period = 0;
   Sample sample;
+  struct Chain {
+    std::vector<uint64_t> tail;
+    uint32_t kernel_frames = 0;
+  };
+  std::vector<Chain> chains;  // SampleChain's stored chains, in order
 };
 
-const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_kernel_frames) {
+const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_chain_table) {
   Sample& s = st.sample;
   st.ip += static_cast<uint64_t>(r.svarint());
   s.time = st.time;
@@ -153,27 +189,55 @@ const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_kernel_frame
   s.mode = static_cast<Mode>(mode);
   st.period += static_cast<uint64_t>(r.svarint());
   s.period = st.period;
-  const size_t n = r.count(1);
-  if (n > kMaxCallchain) {
-    r.fail("callchain of " + std::to_string(n) + " ips is over the limit of " +
-           std::to_string(kMaxCallchain));
-  }
-  s.callchain.resize(n);
-  uint64_t prev = st.ip;
-  for (auto& c : s.callchain) {
-    prev += static_cast<uint64_t>(r.svarint());
-    c = prev;
-  }
   s.kernel_frames = 0;
-  s.kernel_frames_known = with_kernel_frames || n == 0;
-  if (with_kernel_frames) {
+  s.kernel_frames_known = true;
+  if (!with_chain_table) {  // kind 1: n, then the ips as deltas; no kernel/user split
+    const size_t n = r.count(1);
+    if (n > kMaxCallchain) {
+      r.fail("callchain of " + std::to_string(n) + " ips is over the limit of " +
+             std::to_string(kMaxCallchain));
+    }
+    s.callchain.resize(n);
+    uint64_t prev = st.ip;
+    for (auto& c : s.callchain) {
+      prev += static_cast<uint64_t>(r.svarint());
+      c = prev;
+    }
+    s.kernel_frames_known = n == 0;
+    return s;
+  }
+  const uint64_t ref = r.varint();
+  const bool leaf = ref & 1;
+  if (ref >> 1 == 0) {  // a new chain: its tail and kernel frame count
+    const size_t m = r.count(1);
+    if (m + leaf > kMaxCallchain || m + leaf == 0) {
+      r.fail("callchain of " + std::to_string(m + leaf) + " ips (the limit is " +
+             std::to_string(kMaxCallchain) + ")");
+    }
+    DecodeState::Chain c;
+    c.tail.resize(m);
+    uint64_t prev = st.ip;
+    for (auto& ip : c.tail) {
+      prev += static_cast<uint64_t>(r.svarint());
+      ip = prev;
+    }
     const uint64_t k = r.varint();
-    if (k > n) {
-      r.fail("sample says " + std::to_string(k) + " of its " + std::to_string(n) +
+    if (k > m + leaf) {
+      r.fail("sample says " + std::to_string(k) + " of its " + std::to_string(m + leaf) +
              " callchain ips are kernel frames");
     }
-    s.kernel_frames = static_cast<uint32_t>(k);
+    c.kernel_frames = static_cast<uint32_t>(k);
+    st.chains.push_back(std::move(c));
+  } else if ((ref >> 1) > st.chains.size()) {
+    r.fail("sample refers to stored callchain " + std::to_string(ref >> 1) + " of " +
+           std::to_string(st.chains.size()));
   }
+  const DecodeState::Chain& c = ref >> 1 == 0 ? st.chains.back() : st.chains[(ref >> 1) - 1];
+  if (c.kernel_frames > c.tail.size() + leaf) r.fail("callchain's kernel frames exceed its ips");
+  s.callchain.clear();
+  if (leaf) s.callchain.push_back(st.ip);
+  s.callchain.insert(s.callchain.end(), c.tail.begin(), c.tail.end());
+  s.kernel_frames = c.kernel_frames;
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/bytes.h"
@@ -21,8 +22,13 @@ namespace kprof {
 // Longest callchain stored; the encoder keeps the innermost kMaxCallchain ips.
 inline constexpr size_t kMaxCallchain = 1024;
 
-// SampleChain: a Sample with a callchain, followed by its kernel_frames count
-// (kind 1 samples written before it carry no count: kernel_frames_known false).
+// SampleChain: a Sample with a callchain. After the fields a Sample has
+// (without its chain), one varint: bit 0 says the chain starts with the
+// sample's ip (not stored again); the rest is 0 for a new chain, which
+// follows (varint length, ips as zigzag deltas from the sample's ip, varint
+// kernel_frames), or i + 1 for the chunk's i-th chain stored before. Kind 1
+// samples (files before the split was stored) carry the chain inline and no
+// kernel_frames: they read back with kernel_frames_known false.
 enum class RecordKind : uint8_t {
   Sample = 1,
   Mmap = 2,
@@ -51,7 +57,15 @@ class RecordEncoder {
 
  private:
   void time(uint64_t t);
+  void chain(const Sample& s, size_t n);
+  struct StoredChain {
+    bool leaf = false;
+    uint32_t kernel_frames = 0;
+    std::vector<uint64_t> tail;
+  };
   ByteWriter w_;
+  std::vector<StoredChain> chains_;                        // this chunk's, in order
+  std::unordered_multimap<uint64_t, uint32_t> chain_ids_;  // hash -> index into chains_
   uint64_t last_time_ = 0, last_ip_ = 0, last_period_ = 0;
   size_t count_ = 0;
 };

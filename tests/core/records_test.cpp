@@ -101,20 +101,59 @@ TEST(Records, CallchainKeepsItsKernelUserSplit) {
   decode_records(bytes, r);
   ASSERT_EQ(r.samples.size(), 1u);
   EXPECT_EQ(r.samples[0], s);
-  // A kind 1 sample with a chain (files before the split was stored) reads
-  // back with the split unknown.
-  std::vector<uint8_t> old = bytes;
-  old[0] = static_cast<uint8_t>(RecordKind::Sample);
-  old.pop_back();  // its kernel_frames varint
-  Recorder o;
-  decode_records(old, o);
-  ASSERT_EQ(o.samples.size(), 1u);
-  EXPECT_FALSE(o.samples[0].kernel_frames_known);
-  EXPECT_EQ(o.samples[0].callchain, s.callchain);
-  // More kernel frames than ips is damage.
+  // More kernel frames than ips is damage (the count is the last byte).
   std::vector<uint8_t> bad = bytes;
   bad.back() = 5;
-  EXPECT_THROW(decode_records(bad, o), Error);
+  EXPECT_THROW(decode_records(bad, r), Error);
+}
+
+TEST(Records, OldSampleWithInlineChainReadsWithTheSplitUnknown) {
+  // Kind 1 as written before SampleChain: the chain inline, no split.
+  ByteWriter w;
+  w.u8(static_cast<uint8_t>(RecordKind::Sample));
+  w.svarint(7);                                // time
+  w.svarint(static_cast<int64_t>(kKernelIp));  // ip
+  w.varint(3);                                 // pid
+  w.svarint(0);                                // tid - pid
+  w.varint(1);                                 // cpu
+  w.u8(static_cast<uint8_t>(Mode::Kernel));
+  w.svarint(9);  // period
+  w.varint(2);   // chain: the ip itself, then a user return address
+  w.svarint(0);
+  w.svarint(static_cast<int64_t>(0x401000 - kKernelIp));
+  Recorder r;
+  decode_records(w.bytes(), r);
+  ASSERT_EQ(r.samples.size(), 1u);
+  EXPECT_FALSE(r.samples[0].kernel_frames_known);
+  EXPECT_EQ(r.samples[0].callchain, (std::vector<uint64_t>{kKernelIp, 0x401000}));
+}
+
+TEST(Records, RepeatedCallchainsAreStoredOncePerChunk) {
+  // The same callers, hit at 100 different ips of one function.
+  RecordEncoder one, many;
+  std::vector<Sample> samples;
+  for (uint64_t i = 0; i < 100; ++i) {
+    Sample s{i, 0x401000 + 4 * i, 5, 5, 0, Mode::User, 1, {0x401000 + 4 * i}};
+    for (uint64_t f = 0; f < 30; ++f) s.callchain.push_back(0x500000 + 0x1000 * f + 7);
+    samples.push_back(s);
+    many.add(s);
+  }
+  one.add(samples[0]);
+  const size_t first = one.size();
+  // Each later sample costs its own fields and one reference, not 30 deltas.
+  EXPECT_LE(many.size(), first + 99 * 12) << "first " << first;
+  Recorder r;
+  decode_records(many.take(), r);
+  EXPECT_EQ(r.samples, samples);
+  // A reference to a chain the chunk never stored is damage, not a crash.
+  RecordEncoder enc;
+  enc.add(samples[0]);
+  enc.add(samples[1]);
+  std::vector<uint8_t> bytes = enc.take();
+  ASSERT_EQ(bytes.back(), 2 + 1) << "the second sample refers to chain 1 with its leaf";
+  bytes.back() = (9 << 1) | 1;
+  Recorder bad;
+  EXPECT_THROW(decode_records(bytes, bad), Error);
 }
 
 TEST(Records, LongCallchainIsCapped) {
