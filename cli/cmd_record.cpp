@@ -191,7 +191,7 @@ int cmd_record(int argc, char** argv) {
   collector::Recorder rec(a.rec);  // events open, workload ready: now the file
   move_aside(a.output);
   ProfileWriter writer = ProfileWriter::create(a.output);
-  AddressAggregator agg;
+  AddressAggregator agg(a.rec.callchains);
   Summary summary;
   try {
     summary = rec.run(writer, &agg);

@@ -31,7 +31,8 @@ int cmd_symbolize(int argc, char** argv) {
   app.add_option("FILE", file, "profile to symbolize in place")->capture_default_str();
   if (auto code = parse_args(app, argc, argv)) return *code;
 
-  AddressAggregator agg;
+  // The run facts first (Records are skipped), to know whether it has stacks.
+  AddressAggregator agg(load_profile(file).run.event.callchains);
   Profile profile = load_profile(file, &agg);
   if (!profile.status.complete) {
     std::fprintf(stderr, "kprof: %s is cut short (%s): symbolizing the %llu samples recovered\n",

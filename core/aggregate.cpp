@@ -106,7 +106,7 @@ void AddressAggregator::on_sample(const Sample& s) {
   Counts& c = counts_.counts[key];
   ++c.samples;
   c.period += s.period;
-  if (!s.callchain.empty()) add_stack(s, key.mapping);
+  if (counts_.with_stacks) add_stack(s, key.mapping);
 }
 
 uint32_t AddressAggregator::frame_id(const AddressCounts::Key& key) {
@@ -127,7 +127,7 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
   key.frames.clear();
   // The leaf is the sampled ip (the histogram's row), whether or not the
   // chain repeats it.
-  const bool chain_has_leaf = s.callchain.front() == s.ip;
+  const bool chain_has_leaf = !s.callchain.empty() && s.callchain.front() == s.ip;
   key.frames.push_back(frame_id({leaf_mapping, s.mode, s.ip}));
   for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
@@ -310,7 +310,7 @@ Stacks build_stacks(const AddressCounts& counts, const AddressNames& names) {
   std::vector<uint32_t> frame_of(counts.frames.size());
   for (size_t i = 0; i < counts.frames.size(); ++i) {
     const AddressCounts::Key& k = counts.frames[i];
-    frame_of[i] = b.frame(names(k), is_kernel_mode(k.mode) ? k.mode : Mode::User);
+    frame_of[i] = b.frame(names(k), k.mode);
   }
   // Distinct address stacks can name the same function stack (two ips in one
   // function): merge them.
@@ -338,6 +338,11 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
                                   UserSymbolResolver& user) {
   const AddressNames names(counts, kernel, user);
   SymbolizedCounts out;
+  if (counts.with_stacks) {
+    out.stacks = build_stacks(counts, names);
+    out.histogram = leaf_histogram(*out.stacks);
+    return out;
+  }
   HistogramBuilder h;
   for (const auto& [key, c] : counts.counts) {
     const AddressNames::Name n = names(key);
@@ -345,7 +350,6 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
     h.add(h.image(n.image, n.build_id), n.function, key.mode, c);
   }
   out.histogram = h.take();
-  if (!counts.stacks.empty()) out.stacks = build_stacks(counts, names);
   return out;
 }
 

@@ -59,6 +59,7 @@ struct AddressCounts {
   uint64_t samples = 0, lost = 0;
   // -g only. frames: each distinct frame of any stack; a caller's frame holds
   // its return address less 1, so it names the call site, not what follows.
+  bool with_stacks = false;  // -g: every sample is in `stacks` too
   std::vector<Key> frames;
   std::unordered_map<StackKey, Counts, StackKeyHash> stacks;
   boost::container::flat_map<uint32_t, std::string> comms;  // pid -> its name, as last seen
@@ -66,6 +67,9 @@ struct AddressCounts {
 
 class AddressAggregator : public RecordSink {
  public:
+  // `stacks` (a -g recording): also count each sample's call stack, its leaf
+  // alone when it has no chain, so the stacks hold every sample.
+  explicit AddressAggregator(bool stacks = false) { counts_.with_stacks = stacks; }
   void on_sample(const Sample&) override;
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
@@ -116,9 +120,9 @@ class NullUserResolver : public UserSymbolResolver {
 // "[anon]", "[heap]", "[stack]", "[vdso]", "[jit]" or the path itself.
 std::string image_name_for(const Mmap& m);
 
-// The histogram and (when `counts` holds stacks) the stacks, every distinct
+// The histogram and, for counts with_stacks, the stacks, every distinct
 // address named once: one resolve() call per mapping for leaf and caller ips
-// together.
+// together. With stacks the histogram is their leaf_histogram().
 struct SymbolizedCounts {
   Histogram histogram;
   std::optional<Stacks> stacks;

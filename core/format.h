@@ -5,7 +5,8 @@
 //            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
-// Histogram, [Stacks (with -g)], End. A second Kallsyms chunk before Histogram means kprof record
+// Histogram (or, for a -g recording, Stacks: its flat table is their
+// leaves, core/stacks.h), End. A second Kallsyms chunk before Histogram means kprof record
 // read /proc/kallsyms again at the end (collector/kallsyms_cache.h); readers
 // take the last one. Records chunks are written while recording, so a file cut
 // short (kill -9, full disk) still reads up to its last complete chunk; the
@@ -53,7 +54,7 @@ enum class ChunkType : uint16_t {
   Summary = 5,    // Summary
   Histogram = 6,  // Histogram (symbolized)
   End = 7,        // empty; the file is complete
-  Stacks = 8,     // Stacks (symbolized call stacks; -g profiles only), after Histogram
+  Stacks = 8,     // Stacks (symbolized call stacks; -g profiles, in place of Histogram)
 };
 const char* chunk_type_name(uint16_t type);
 
@@ -170,7 +171,7 @@ struct Profile {
   std::optional<Summary> summary;
   std::string kallsyms;  // snapshot text
   std::string modules;
-  std::optional<Histogram> histogram;  // absent when the file was cut short
+  std::optional<Histogram> histogram;  // absent when cut short, and for -g (see stacks)
   std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
   ReadStatus status;
 };

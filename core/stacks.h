@@ -1,7 +1,8 @@
 // Call stacks, symbolized: the model behind `report --children`, `--callers`
 // / `--callees`, the diff on inclusive shares and the folded / pprof exports.
-// It sits beside the flat Histogram (model.h); for a -g profile the flat
-// table is the view of each stack's leaf frame, so the two always agree.
+// It sits beside the flat Histogram (model.h). A -g profile stores only its
+// Stacks: its flat table is leaf_histogram(), the view of each stack's leaf
+// frame, so the two cannot disagree (every -g sample is in a stack).
 //
 // Interned, as stored in a Stacks chunk (format.h):
 // - images: the binaries frames lie in (as Histogram::images);
@@ -52,5 +53,11 @@ struct Stacks {
   uint64_t total_samples() const;
   auto operator<=>(const Stacks&) const = default;
 };
+
+// The flat histogram of `stacks`: one row per distinct leaf (image,
+// function, mode), with the images of `stacks`; heaviest first, then by
+// image, function and mode. Stacks whose leaf frame id is out of range are
+// left out (check decode_stacks's bounds first).
+Histogram leaf_histogram(const Stacks& stacks);
 
 }  // namespace kprof

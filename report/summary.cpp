@@ -10,15 +10,19 @@ namespace kprof {
 
 ProfileHistogram histogram_of(const Profile& profile) {
   ProfileHistogram out;
+  if (profile.stacks) {  // a -g profile: the flat table is the stacks' leaves
+    out.histogram = leaf_histogram(*profile.stacks);
+    out.stacks = profile.stacks;
+    return out;
+  }
   if (profile.histogram) {
     out.histogram = *profile.histogram;
-    out.stacks = profile.stacks;
     return out;
   }
   // Symbols are only written when recording ends, so a cut-short file has
   // just the raw records: aggregate them again and name what the file itself
   // can name (kernel addresses, from the snapshot taken at record start).
-  AddressAggregator agg;
+  AddressAggregator agg(profile.run.event.callchains);
   Profile again = load_profile(profile.path, &agg);
   KernelSymbols kernel = KernelSymbols::parse(again.kallsyms, again.modules);
   NullUserResolver user;

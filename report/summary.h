@@ -22,7 +22,8 @@ struct ProfileHistogram {
   std::optional<Stacks> stacks;
 };
 
-// The histogram of `profile`: the stored Histogram chunk when there is one.
+// The histogram of `profile`: the leaves of its stored Stacks (-g), or its
+// stored Histogram chunk.
 // Otherwise (a recording killed or cut short before its symbols were written)
 // re-reads `profile.path` decoding the Records chunks, names kernel samples
 // from the profile's own kallsyms snapshot and keeps user samples by image as

@@ -71,13 +71,21 @@ ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbol
   out.histogram = std::move(named.histogram);
   out.stacks = std::move(named.stacks);
   out.warnings = resolver.elf.warnings();
-  if (previous) out.kept_images = keep_old_names(out.histogram, *previous, resolver.untrusted);
+  // Names are kept for the flat histogram only: a -g profile's stacks (and
+  // the histogram they make) keep "[unknown]" for an image that changed.
+  if (previous && !out.stacks) {
+    out.kept_images = keep_old_names(out.histogram, *previous, resolver.untrusted);
+  }
   return out;
 }
 
 void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols) {
-  writer.write_chunk(ChunkType::Histogram, encode_histogram(symbols.histogram));
-  if (symbols.stacks) writer.write_chunk(ChunkType::Stacks, encode_stacks(*symbols.stacks));
+  // A -g profile's flat table is its stacks' leaves: stored once, as Stacks.
+  if (symbols.stacks) {
+    writer.write_chunk(ChunkType::Stacks, encode_stacks(*symbols.stacks));
+  } else {
+    writer.write_chunk(ChunkType::Histogram, encode_histogram(symbols.histogram));
+  }
   writer.write_end();
 }
 

@@ -9,8 +9,8 @@
 // file is gone, unreadable or changed is not read: its functions stay
 // "[unknown]" in that image, or, given the histogram the file already holds
 // and when that one counted the same samples in the image, keep its names
-// (they were resolved while recording). Stacks are not kept that way: their
-// frames in such an image stay "[unknown]".
+// (they were resolved while recording). A -g profile is not mended that way:
+// its stacks, and the flat table they make, keep "[unknown]" in such an image.
 #pragma once
 
 #include <optional>
@@ -36,7 +36,8 @@ struct ProfileSymbols {
 ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
                                  const Histogram* previous = nullptr);
 
-// Writes Histogram, then Stacks (when there are any), then End.
+// Writes the Stacks (a -g profile: its flat table is their leaves) or else
+// the Histogram, then End.
 void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols);
 
 }  // namespace kprof

@@ -59,7 +59,7 @@ const char* kKallsyms =
     "ffffffff81000200 T __x64_sys_getpid\n";
 
 TEST(Stacks, SyscallIsOneStackUserFramesAfterKernelFrames) {
-  AddressAggregator a;
+  AddressAggregator a(/*stacks=*/true);
   a.on_comm(Comm{0, 7, 7, true, "app"});  // exec: maps start afresh
   a.on_mmap(app_mapping(7));
   // In the kernel on behalf of a syscall: leaf in __x64_sys_getpid, then the
@@ -99,7 +99,7 @@ TEST(Stacks, SyscallIsOneStackUserFramesAfterKernelFrames) {
 }
 
 TEST(Stacks, OldFilesTellKernelFramesByAddress) {
-  AddressAggregator a;
+  AddressAggregator a(/*stacks=*/true);
   a.on_mmap(app_mapping(7));
   Sample s{0, 0xffffffff81000210ULL, 7, 7,
            0, Mode::Kernel,          1, {0xffffffff81000210ULL, 0xffffffff81000120ULL, 0x400150}};
@@ -116,22 +116,23 @@ TEST(Stacks, OldFilesTellKernelFramesByAddress) {
 }
 
 TEST(Stacks, DistinctAddressStacksOfOneFunctionStackMerge) {
-  AddressAggregator a;
+  AddressAggregator a(/*stacks=*/true);
   a.on_mmap(app_mapping(7));
   a.on_sample(Sample{0, 0x400180, 7, 7, 0, Mode::User, 2, {0x400180, 0x400050}});
   a.on_sample(Sample{0, 0x400190, 7, 7, 0, Mode::User, 3, {0x400190, 0x400060}});
   a.on_sample(Sample{0, 0x400190, 8, 8, 0, Mode::User, 3, {0x400190, 0x400060}});  // no maps
-  a.on_sample(Sample{0, 0x400190, 7, 7, 0, Mode::User, 3, {}});  // no chain: no stack
+  a.on_sample(Sample{0, 0x400190, 7, 7, 0, Mode::User, 3, {}});  // no chain: the leaf alone
   RangeResolver resolver;
   const SymbolizedCounts named =
       symbolize_counts(a.counts(), KernelSymbols::parse(kKallsyms, ""), resolver);
   ASSERT_TRUE(named.stacks);
-  ASSERT_EQ(named.stacks->stacks.size(), 2u);
+  ASSERT_EQ(named.stacks->stacks.size(), 3u);
   const Stack& top = named.stacks->stacks[0];
   EXPECT_EQ(top.samples, 2u);
   EXPECT_EQ(top.period, 5u);
   EXPECT_EQ(named.stacks->processes.at(top.process).pid, 7u);
-  EXPECT_EQ(named.histogram.total_samples(), 4u) << "the histogram counts every sample";
+  EXPECT_EQ(named.stacks->total_samples(), 4u) << "every sample is in a stack";
+  EXPECT_EQ(named.histogram, leaf_histogram(*named.stacks)) << "the flat table is the leaves";
 }
 
 TEST(Stacks, NoCallchainsNoStacks) {
@@ -147,8 +148,16 @@ Stacks sample_stacks() {
   st.frames = {
       {0, "do_syscall_64", Mode::Kernel}, {1, "main", Mode::User}, {1, "leaf", Mode::User}};
   st.processes = {{7, "app"}, {0, "swapper"}};
-  st.stacks = {{0, {0, 2, 1}, 5, 500}, {0, {2, 1}, 3, 300}, {1, {0}, 1, 100}};
+  st.stacks = {{0, {0, 2, 1}, 3, 300}, {0, {2, 1}, 5, 500}, {1, {0}, 1, 100}};
   return st;
+}
+
+TEST(Stacks, LeafHistogramMergesLeavesHeaviestFirst) {
+  const Histogram h = leaf_histogram(sample_stacks());
+  EXPECT_EQ(h.images, sample_stacks().images);
+  const std::vector<FunctionCount> want = {{1, "leaf", Mode::User, 5, 500},
+                                           {0, "do_syscall_64", Mode::Kernel, 4, 400}};
+  EXPECT_EQ(h.rows, want);
 }
 
 TEST(Stacks, CodecRoundTrip) {

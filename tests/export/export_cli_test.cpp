@@ -26,7 +26,7 @@ test::CommandResult kprof(const std::string& args, const std::string& dir) {
 std::string bench_profile(const std::string& dir, const std::string& name = "run.kprof") {
   const Stacks st = test::bench_stacks();
   return test::write_profile(dir + "/" + name, test::sample_run(), test::sample_summary(),
-                             test::leaf_histogram(st), st);
+                             leaf_histogram(st), st);
 }
 
 std::string folded_of(const Stacks& st, const FoldedOptions& opts = {}) {
@@ -210,7 +210,7 @@ TEST(ExportCli, ProfileWithoutCallStacksExportsFunctions) {
   const std::string dir = test::temp_dir("cli_flat");
   const std::string file =
       test::write_profile(dir + "/flat.kprof", test::sample_run(), test::sample_summary(),
-                          test::leaf_histogram(test::bench_stacks()), std::nullopt);
+                          leaf_histogram(test::bench_stacks()), std::nullopt);
   const test::CommandResult r = kprof("export " + shell_quote(file) + " -f folded", dir);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,

@@ -45,23 +45,6 @@ Stacks bench_stacks() {
   return st;
 }
 
-Histogram leaf_histogram(const Stacks& st) {
-  Histogram h;
-  h.images = st.images;
-  std::map<uint32_t, size_t> row_of;
-  for (const Stack& s : st.stacks) {
-    const uint32_t leaf = s.frames.front();
-    auto [it, fresh] = row_of.try_emplace(leaf, h.rows.size());
-    if (fresh) {
-      const Frame& f = st.frames[leaf];
-      h.rows.push_back({f.image, f.function, f.mode, 0, 0});
-    }
-    h.rows[it->second].samples += s.samples;
-    h.rows[it->second].period += s.period;
-  }
-  return h;
-}
-
 std::string write_profile(const std::string& path, const RunInfo& run,
                           const std::optional<Summary>& summary, const Histogram& histogram,
                           const std::optional<Stacks>& stacks) {

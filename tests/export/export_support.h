@@ -22,10 +22,6 @@ namespace kprof::test {
 // "[unknown]" function in libc. Period: 1000 events per sample.
 Stacks bench_stacks();
 
-// The flat histogram of `stacks`: one row per leaf frame (what kprof writes
-// beside a Stacks chunk, so `kprof report` agrees with the stacks).
-Histogram leaf_histogram(const Stacks& stacks);
-
 // Writes a complete profile (Meta, Summary, Histogram, [Stacks], End) to
 // `path`; returns path.
 std::string write_profile(const std::string& path, const RunInfo& run,

@@ -119,7 +119,7 @@ TEST(Folded, HistogramOnlyProfileGivesOneFrameStacks) {
 TEST(Folded, StacksOfAGProfileAreUsedAsTheyAre) {
   ProfileHistogram hist;
   hist.stacks = test::bench_stacks();
-  hist.histogram = test::leaf_histogram(*hist.stacks);
+  hist.histogram = leaf_histogram(*hist.stacks);
   EXPECT_EQ(stacks_or_flat(hist), *hist.stacks);
 }
 

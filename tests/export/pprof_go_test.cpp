@@ -208,7 +208,7 @@ TEST(PprofGo, RawParsesWithKprofsSampleTypesAndComments) {
   const std::string dir = test::temp_dir("go_raw");
   REQUIRE_GO(dir, go);
   const Stacks st = test::bench_stacks();
-  const Exported e = export_profile(dir, test::sample_run(), st, test::leaf_histogram(st));
+  const Exported e = export_profile(dir, test::sample_run(), st, leaf_histogram(st));
   const test::CommandResult r = pprof(go, "-raw", e.pb, dir);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("PeriodType: cycles count\n"), std::string::npos) << r.out;
@@ -244,7 +244,7 @@ TEST(PprofGo, TopAgreesWithKprofReport) {
   const std::string dir = test::temp_dir("go_top");
   REQUIRE_GO(dir, go);
   const Stacks st = test::bench_stacks();
-  const Exported e = export_profile(dir, test::sample_run(), st, test::leaf_histogram(st));
+  const Exported e = export_profile(dir, test::sample_run(), st, leaf_histogram(st));
 
   const test::CommandResult csv = kprof("report --csv - " + shell_quote(e.profile), dir);
   ASSERT_EQ(csv.status, 0) << csv.err;
@@ -276,7 +276,7 @@ TEST(PprofGo, CumulativeCountsAreInclusive) {
   const std::string dir = test::temp_dir("go_cum");
   REQUIRE_GO(dir, go);
   const Stacks st = test::bench_stacks();
-  const Exported e = export_profile(dir, test::sample_run(), st, test::leaf_histogram(st));
+  const Exported e = export_profile(dir, test::sample_run(), st, leaf_histogram(st));
   const test::CommandResult top =
       pprof(go, "-top -cum -sample_index=samples -nodecount=1000 -nodefraction=0", e.pb, dir);
   ASSERT_EQ(top.status, 0) << top.err << top.out;
@@ -299,7 +299,7 @@ TEST(PprofGo, CpuClockProfileIsInNanoseconds) {
   run.event.rate = 1000;  // Hz: 1 ms a sample
   Stacks st = test::bench_stacks();
   for (Stack& s : st.stacks) s.period = s.samples * 1000000;
-  const Exported e = export_profile(dir, run, st, test::leaf_histogram(st));
+  const Exported e = export_profile(dir, run, st, leaf_histogram(st));
   const test::CommandResult raw = pprof(go, "-raw", e.pb, dir);
   ASSERT_EQ(raw.status, 0) << raw.err;
   EXPECT_NE(raw.out.find("PeriodType: cpu nanoseconds\n"), std::string::npos) << raw.out;
@@ -317,7 +317,7 @@ TEST(PprofGo, CpuClockProfileIsInNanoseconds) {
 TEST(PprofGo, ProfileWithoutCallStacks) {
   const std::string dir = test::temp_dir("go_flat");
   REQUIRE_GO(dir, go);
-  const Histogram h = test::leaf_histogram(test::bench_stacks());
+  const Histogram h = leaf_histogram(test::bench_stacks());
   const Exported e = export_profile(dir, test::sample_run(), std::nullopt, h);
   const test::CommandResult csv = kprof("report --csv - " + shell_quote(e.profile), dir);
   ASSERT_EQ(csv.status, 0) << csv.err;

@@ -67,9 +67,9 @@ TEST(DiffFolded, CliWritesOnlyTheLinesToStdoutAndWantsTwoKernels) {
   const std::string dir = test::temp_dir("diff_folded_cli");
   const Stacks a = test::bench_stacks(), b = renamed_stacks();
   const std::string pa = test::write_profile(dir + "/a.kprof", test::sample_run(),
-                                             test::sample_summary(), test::leaf_histogram(a), a);
+                                             test::sample_summary(), leaf_histogram(a), a);
   const std::string pb = test::write_profile(dir + "/b.kprof", test::sample_run(),
-                                             test::sample_summary(), test::leaf_histogram(b), b);
+                                             test::sample_summary(), leaf_histogram(b), b);
   test::CommandResult r =
       kprof("diff " + shell_quote(pa) + " " + shell_quote(pb) + " --folded -", dir);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -101,7 +101,7 @@ TEST(TablesCsv, PythonReadsTheCallGraphCsvAsKprofCountsIt) {
   Stacks st = test::bench_stacks();
   st.frames[1].function = "compute(int, \"quoted\", std::map<a, b>)";  // commas and quotes
   const std::string p = test::write_profile(dir + "/g.kprof", test::sample_run(),
-                                            test::sample_summary(), test::leaf_histogram(st), st);
+                                            test::sample_summary(), leaf_histogram(st), st);
   ASSERT_EQ(
       kprof("report " + shell_quote(p) + " --children --csv " + shell_quote(dir + "/c.csv"), dir)
           .status,
@@ -133,9 +133,9 @@ TEST(TablesCsv, PythonReadsTheDiffCsv) {
   const std::string dir = test::temp_dir("csv_python_diff");
   const Stacks a = test::bench_stacks(), b = renamed_stacks();
   const std::string pa = test::write_profile(dir + "/a.kprof", test::sample_run(),
-                                             test::sample_summary(), test::leaf_histogram(a), a);
+                                             test::sample_summary(), leaf_histogram(a), a);
   const std::string pb = test::write_profile(dir + "/b.kprof", test::sample_run(),
-                                             test::sample_summary(), test::leaf_histogram(b), b);
+                                             test::sample_summary(), leaf_histogram(b), b);
   ASSERT_EQ(kprof("diff " + shell_quote(pa) + " " + shell_quote(pb) + " --csv " +
                       shell_quote(dir + "/d.csv"),
                   dir)

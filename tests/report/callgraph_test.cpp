@@ -367,15 +367,6 @@ void expect_one_line_error(const CliRun& r, int code) {
 }
 
 // The flat histogram of a -g profile: each stack's leaf frame.
-Histogram leaf_histogram(const Stacks& s) {
-  std::map<uint32_t, uint64_t> by_frame;
-  for (const Stack& st : s.stacks) by_frame[st.frames[0]] += st.samples;
-  Histogram h{s.images, {}};
-  for (const auto& [f, n] : by_frame) {
-    h.rows.push_back({s.frames[f].image, s.frames[f].function, s.frames[f].mode, n, n * 1000});
-  }
-  return h;
-}
 
 std::string write_profile(const std::string& dir, bool with_stacks) {
   test::ProfileBuilder b;
