@@ -34,14 +34,17 @@ void fix_checksums(std::vector<uint8_t>& b) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> bytes(data, data + size);
   if (size > 0 && (data[size - 1] & 1) == 0 && size >= kprof::kHeaderBytes) fix_checksums(bytes);
-  kprof::AddressAggregator sink;
+  // The last byte picks the checksum repair (bit 0) and -g stack counting (bit 1).
+  kprof::AddressAggregator sink(/*stacks=*/size > 0 && (data[size - 1] & 2));
   try {
     kprof::Profile p = kprof::load_profile_bytes(std::move(bytes), "fuzz.kprof", &sink);
     // What report does next with a loaded profile.
     const auto ks = kprof::KernelSymbols::parse(p.kallsyms, p.modules);
     kprof::NullUserResolver null;
-    const auto h = kprof::build_histogram(sink.counts(), ks, null);
+    const auto named = kprof::symbolize_counts(sink.counts(), ks, null);
+    const auto& h = named.histogram;
     if (p.histogram) (void)p.histogram->total_samples();
+    if (p.stacks) (void)kprof::leaf_histogram(*p.stacks).total_samples();
     (void)h.total_samples();
   } catch (const kprof::Error&) {
   }
