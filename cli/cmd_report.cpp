@@ -89,7 +89,14 @@ int cmd_report(int argc, char** argv) {
     }
     if (csv != "-") write_report(std::cout, profile, hist, opts);
   } else {
-    if (!hist.stacks) throw Error(file + " has no call chains: record with kprof record -g");
+    if (!hist.stacks) {
+      throw Error(profile.run.event.callchains
+                      ? file +
+                            " was recorded with -g by a kprof that kept no stacks: run kprof "
+                            "symbolize " +
+                            file + " where it was recorded"
+                      : file + " has no call chains: record with kprof record -g");
+    }
     const Stacks& stacks = *hist.stacks;
     if (children) {
       if (!csv.empty())

@@ -15,7 +15,11 @@ ProfileHistogram histogram_of(const Profile& profile) {
     out.stacks = profile.stacks;
     return out;
   }
-  if (profile.histogram) {
+  // A -g profile holds Stacks, not a Histogram; one whose Stacks chunk did not
+  // read (damaged) is rebuilt from its records like any cut-short file. A
+  // complete -g file of an older kprof holds a Histogram only: it is used.
+  const bool stacks_lost = profile.run.event.callchains && !profile.status.complete;
+  if (profile.histogram && !stacks_lost) {
     out.histogram = *profile.histogram;
     return out;
   }

@@ -23,7 +23,8 @@ struct ProfileHistogram {
 };
 
 // The histogram of `profile`: the leaves of its stored Stacks (-g), or its
-// stored Histogram chunk.
+// stored Histogram chunk (not for a -g file cut short or damaged before its
+// Stacks read: that one is rebuilt like any cut-short file).
 // Otherwise (a recording killed or cut short before its symbols were written)
 // re-reads `profile.path` decoding the Records chunks, names kernel samples
 // from the profile's own kallsyms snapshot and keeps user samples by image as

@@ -440,6 +440,35 @@ TEST(CallgraphCli, NoCallChains) {
   EXPECT_EQ(run_kprof("report '" + path + "'", dir).status, 0);
 }
 
+// A Stacks chunk whose table points past its frames: the reader stops there
+// and says why, and report rebuilds from the records (none here) instead of
+// trusting the histogram beside the damaged stacks.
+TEST(CallgraphCli, DamagedStackTableIsNamed) {
+  std::string dir = test::temp_dir("cg_damaged");
+  test::ProfileBuilder b;
+  b.run = test::sample_run();
+  b.run.event.callchains = true;
+  b.summary = test::sample_summary();
+  Stacks s = sample_stacks();
+  b.histogram = leaf_histogram(s);
+  s.stacks[0].frames[0] = 99;
+  b.stacks = s;
+  const std::string path = b.write(dir + "/bad.kprof");
+  CliRun r = run_kprof("report --children '" + path + "'", dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("cut short"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stack names frame 99"), std::string::npos) << r.out;
+  // An older kprof's -g file: a histogram, call chains recorded, no stacks.
+  test::ProfileBuilder old;
+  old.run = b.run;
+  old.summary = b.summary;
+  old.histogram = b.histogram;
+  const std::string old_path = old.write(dir + "/old.kprof");
+  r = run_kprof("report --children '" + old_path + "'", dir);
+  expect_one_line_error(r, 1);
+  EXPECT_NE(r.err.find("kprof symbolize"), std::string::npos) << r.err;
+}
+
 TEST(CallgraphCli, CallersExcludeCallees) {
   std::string dir = test::temp_dir("cg_exclusive");
   std::string path = write_profile(dir, true);

@@ -1,6 +1,7 @@
 // ElfResolver against real ELF images: this PIE test binary, a dlopen'ed
 // fixture library, a stripped library with a .gnu_debuglink / build-id debug
-// file, the vDSO, and bad files.
+// file, the vDSO, and bad files; and symbolize_profile(), the naming pass
+// record and symbolize share, on the same images.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/auxv.h>
@@ -16,6 +17,7 @@
 
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
+#include "symbolizer/profile_symbols.h"
 
 namespace fs = std::filesystem;
 
@@ -333,6 +335,91 @@ TEST(ElfResolver, ThousandsOfIpsResolveQuickly) {
   size_t named = 0;
   for (const auto& n : names) named += !n.empty();
   EXPECT_GT(named, ips.size() / 4);  // most of the text segment is functions
+}
+
+// ------------------------------------------------------ symbolize_profile
+
+// A -g sample in kprof_test_pie_function called from kprof_fixture_add (its
+// return address just past the call), in process 1.
+struct TwoImages {
+  DlHandle lib{SYM_FIXTURE_LIB};
+  uint64_t pie = 0, add = 0;
+  Mmap pie_map, lib_map;
+  bool ok() {
+    void* a = lib.h ? dlsym(lib.h, "kprof_fixture_add") : nullptr;
+    const void* fn = reinterpret_cast<const void*>(&kprof_test_pie_function);
+    auto pm = mapping_of(fn), lm = a ? mapping_of(a) : std::nullopt;
+    if (!pm || !lm) return false;
+    pie = addr_of(fn);
+    add = addr_of(a);
+    pie_map = *pm;
+    lib_map = *lm;
+    pie_map.pid = lib_map.pid = 1;
+    return true;
+  }
+  void feed(AddressAggregator& agg, uint64_t samples) const {
+    agg.on_mmap(pie_map);
+    agg.on_mmap(lib_map);
+    for (uint64_t i = 0; i < samples; ++i) {
+      agg.on_sample(Sample{i, pie, 1, 1, 0, Mode::User, 10, {pie, add + 1}});
+    }
+  }
+};
+
+TEST(SymbolizeProfile, NamesLeafAndCallerAndWritesStacksOnly) {
+  TwoImages t;
+  ASSERT_TRUE(t.ok()) << dlerror();
+  AddressAggregator agg(/*stacks=*/true);
+  t.feed(agg, 3);
+  const ProfileSymbols sym = symbolize_profile(agg.counts(), KernelSymbols::parse("", ""));
+  EXPECT_TRUE(sym.warnings.empty()) << sym.warnings.front();
+  ASSERT_TRUE(sym.stacks.has_value());
+  ASSERT_EQ(sym.stacks->stacks.size(), 1u);
+  const Stack& st = sym.stacks->stacks[0];
+  EXPECT_EQ(st.samples, 3u);
+  ASSERT_EQ(st.frames.size(), 2u);
+  EXPECT_EQ(sym.stacks->frames[st.frames[0]].function, "kprof_test_pie_function");
+  EXPECT_EQ(sym.stacks->frames[st.frames[1]].function, "kprof_fixture_add");
+  EXPECT_EQ(sym.histogram, leaf_histogram(*sym.stacks));
+
+  TempDir dir;
+  const std::string path = (dir.path / "p.kprof").string();
+  {
+    ProfileWriter w = ProfileWriter::create(path);
+    w.write_chunk(ChunkType::Meta, encode_run_info(RunInfo{}));
+    write_profile_symbols(w, sym);
+  }
+  const Profile p = load_profile(path);
+  EXPECT_TRUE(p.status.complete) << p.status.problem;
+  EXPECT_FALSE(p.histogram.has_value()) << "a -g profile's flat table is its stacks' leaves";
+  ASSERT_TRUE(p.stacks.has_value());
+  EXPECT_EQ(*p.stacks, *sym.stacks);
+}
+
+TEST(SymbolizeProfile, ChangedFileKeepsTheRecordingsNamesInAFlatProfile) {
+  TwoImages t;
+  ASSERT_TRUE(t.ok()) << dlerror();
+  t.lib_map.build_id = "0123456789abcdef0123456789abcdef01234567";  // not this file's
+  AddressAggregator agg;
+  agg.on_mmap(t.lib_map);
+  for (int i = 0; i < 4; ++i) agg.on_sample(Sample{0, t.add, 1, 1, 0, Mode::User, 1, {}});
+  const KernelSymbols none = KernelSymbols::parse("", "");
+  const ProfileSymbols fresh = symbolize_profile(agg.counts(), none);
+  ASSERT_EQ(fresh.warnings.size(), 1u);
+  EXPECT_NE(fresh.warnings[0].find("build-id differs"), std::string::npos) << fresh.warnings[0];
+  ASSERT_EQ(fresh.histogram.rows.size(), 1u);
+  EXPECT_EQ(fresh.histogram.rows[0].function, "[unknown]");
+  // The histogram the recording wrote counted the same 4 samples there.
+  Histogram recorded;
+  recorded.images = {{t.lib_map.filename, t.lib_map.build_id}};
+  recorded.rows = {{0, "kprof_fixture_add", Mode::User, 4, 4}};
+  const ProfileSymbols kept = symbolize_profile(agg.counts(), none, &recorded);
+  EXPECT_EQ(kept.kept_images, std::vector<std::string>{t.lib_map.filename});
+  ASSERT_EQ(kept.histogram.rows.size(), 1u);
+  EXPECT_EQ(kept.histogram.rows[0].function, "kprof_fixture_add");
+  // Counted differently (5 samples then): nothing is kept.
+  recorded.rows[0].samples = 5;
+  EXPECT_TRUE(symbolize_profile(agg.counts(), none, &recorded).kept_images.empty());
 }
 
 }  // namespace
