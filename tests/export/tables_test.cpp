@@ -32,6 +32,11 @@ Stacks renamed_stacks() {
   return st;
 }
 
+std::string write_g_profile(const std::string& path, const Stacks& st) {
+  return test::write_profile(path, test::sample_run(), test::sample_summary(), leaf_histogram(st),
+                             st);
+}
+
 std::map<std::string, std::pair<uint64_t, uint64_t>> parse_diff_folded(const std::string& text) {
   std::map<std::string, std::pair<uint64_t, uint64_t>> out;
   std::istringstream in(text);
@@ -66,10 +71,8 @@ TEST(DiffFolded, TwoCountsPerStackWithClonesMatched) {
 TEST(DiffFolded, CliWritesOnlyTheLinesToStdoutAndWantsTwoKernels) {
   const std::string dir = test::temp_dir("diff_folded_cli");
   const Stacks a = test::bench_stacks(), b = renamed_stacks();
-  const std::string pa = test::write_profile(dir + "/a.kprof", test::sample_run(),
-                                             test::sample_summary(), leaf_histogram(a), a);
-  const std::string pb = test::write_profile(dir + "/b.kprof", test::sample_run(),
-                                             test::sample_summary(), leaf_histogram(b), b);
+  const std::string pa = write_g_profile(dir + "/a.kprof", a),
+                    pb = write_g_profile(dir + "/b.kprof", b);
   test::CommandResult r =
       kprof("diff " + shell_quote(pa) + " " + shell_quote(pb) + " --folded -", dir);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -100,8 +103,7 @@ TEST(TablesCsv, PythonReadsTheCallGraphCsvAsKprofCountsIt) {
   const std::string dir = test::temp_dir("csv_python");
   Stacks st = test::bench_stacks();
   st.frames[1].function = "compute(int, \"quoted\", std::map<a, b>)";  // commas and quotes
-  const std::string p = test::write_profile(dir + "/g.kprof", test::sample_run(),
-                                            test::sample_summary(), leaf_histogram(st), st);
+  const std::string p = write_g_profile(dir + "/g.kprof", st);
   ASSERT_EQ(
       kprof("report " + shell_quote(p) + " --children --csv " + shell_quote(dir + "/c.csv"), dir)
           .status,
@@ -132,10 +134,8 @@ TEST(TablesCsv, PythonReadsTheCallGraphCsvAsKprofCountsIt) {
 TEST(TablesCsv, PythonReadsTheDiffCsv) {
   const std::string dir = test::temp_dir("csv_python_diff");
   const Stacks a = test::bench_stacks(), b = renamed_stacks();
-  const std::string pa = test::write_profile(dir + "/a.kprof", test::sample_run(),
-                                             test::sample_summary(), leaf_histogram(a), a);
-  const std::string pb = test::write_profile(dir + "/b.kprof", test::sample_run(),
-                                             test::sample_summary(), leaf_histogram(b), b);
+  const std::string pa = write_g_profile(dir + "/a.kprof", a),
+                    pb = write_g_profile(dir + "/b.kprof", b);
   ASSERT_EQ(kprof("diff " + shell_quote(pa) + " " + shell_quote(pb) + " --csv " +
                       shell_quote(dir + "/d.csv"),
                   dir)

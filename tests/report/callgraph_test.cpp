@@ -368,15 +368,19 @@ void expect_one_line_error(const CliRun& r, int code) {
 
 // The flat histogram of a -g profile: each stack's leaf frame.
 
-std::string write_profile(const std::string& dir, bool with_stacks) {
+// The sample stacks' run: its histogram always, its Stacks with -g.
+test::ProfileBuilder builder(bool with_stacks) {
   test::ProfileBuilder b;
   b.run = test::sample_run();
   b.run.event.callchains = with_stacks;
   b.summary = test::sample_summary();
-  Stacks s = sample_stacks();
-  b.histogram = leaf_histogram(s);
-  if (with_stacks) b.stacks = s;
-  return b.write(dir + (with_stacks ? "/g.kprof" : "/flat.kprof"));
+  b.histogram = leaf_histogram(sample_stacks());
+  if (with_stacks) b.stacks = sample_stacks();
+  return b;
+}
+
+std::string write_profile(const std::string& dir, bool with_stacks) {
+  return builder(with_stacks).write(dir + (with_stacks ? "/g.kprof" : "/flat.kprof"));
 }
 
 TEST(CallgraphCli, Children) {
@@ -445,24 +449,16 @@ TEST(CallgraphCli, NoCallChains) {
 // trusting the histogram beside the damaged stacks.
 TEST(CallgraphCli, DamagedStackTableIsNamed) {
   std::string dir = test::temp_dir("cg_damaged");
-  test::ProfileBuilder b;
-  b.run = test::sample_run();
-  b.run.event.callchains = true;
-  b.summary = test::sample_summary();
-  Stacks s = sample_stacks();
-  b.histogram = leaf_histogram(s);
-  s.stacks[0].frames[0] = 99;
-  b.stacks = s;
+  test::ProfileBuilder b = builder(true);
+  b.stacks->stacks[0].frames[0] = 99;
   const std::string path = b.write(dir + "/bad.kprof");
   CliRun r = run_kprof("report --children '" + path + "'", dir);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cut short"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("stack names frame 99"), std::string::npos) << r.out;
   // An older kprof's -g file: a histogram, call chains recorded, no stacks.
-  test::ProfileBuilder old;
-  old.run = b.run;
-  old.summary = b.summary;
-  old.histogram = b.histogram;
+  test::ProfileBuilder old = builder(true);
+  old.stacks.reset();
   const std::string old_path = old.write(dir + "/old.kprof");
   r = run_kprof("report --children '" + old_path + "'", dir);
   expect_one_line_error(r, 1);
