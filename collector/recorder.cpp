@@ -355,7 +355,7 @@ void Recorder::Impl::drain(Output& out) {
   for (RingBuffer& ring : events->rings()) {
     RingRead r = ring.drain([&](std::span<const uint8_t> rec) {
       try {
-        decode_perf_record(rec, layout, batch);
+        perfabi::decode_perf_record(rec, layout, batch);
       } catch (const Error&) {
         ++damaged;  // one bad record from the kernel costs that record only
       }

@@ -8,14 +8,14 @@
 #include <span>
 #include <vector>
 
-#include "collector/perf_event.h"
+#include "perfabi/perf_record.h"
 #include "core/error.h"
 
 namespace {
 
 constexpr uint64_t kBase =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-const kprof::collector::SampleLayout kLayouts[] = {
+const kprof::perfabi::SampleLayout kLayouts[] = {
     {kBase, true},
     {kBase | PERF_SAMPLE_CALLCHAIN, true},
     {kBase, false},
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Sink sink;
   auto decode = [&](std::span<const uint8_t> rec) {
     try {
-      kprof::collector::decode_perf_record(rec, layout, sink);
+      kprof::perfabi::decode_perf_record(rec, layout, sink);
     } catch (const kprof::Error&) {
     }
   };
@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rest.empty()) return 0;
   std::vector<uint8_t> scratch;
   // Head at every distance up to the ring size exercises wrap and damage paths.
-  kprof::collector::read_ring(rest.first(ring), tail, tail + ring, scratch, decode);
-  kprof::collector::read_ring(rest.first(ring), tail, tail + (tail % (ring + 1)), scratch, decode);
+  kprof::perfabi::read_ring(rest.first(ring), tail, tail + ring, scratch, decode);
+  kprof::perfabi::read_ring(rest.first(ring), tail, tail + (tail % (ring + 1)), scratch, decode);
   return 0;
 }

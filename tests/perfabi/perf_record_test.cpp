@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "collector/perf_event.h"
+#include "perfabi/perf_record.h"
 #include "core/error.h"
 
-namespace kprof::collector {
+namespace kprof::perfabi {
 namespace {
 
 constexpr uint64_t kSampleType =
@@ -438,4 +438,4 @@ TEST(Ring, HeadTooFarAheadIsDamage) {
 }
 
 }  // namespace
-}  // namespace kprof::collector
+}  // namespace kprof::perfabi

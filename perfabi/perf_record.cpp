@@ -1,0 +1,330 @@
+#include "perfabi/perf_record.h"
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "core/bytes.h"
+#include "core/error.h"
+
+namespace kprof::perfabi {
+
+// ------------------------------------------------------------------ decoding
+
+namespace {
+
+constexpr uint64_t kTrailerBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+// Callchain entries at or above this are PERF_CONTEXT_* markers, not ips.
+constexpr uint64_t kMaxContext = static_cast<uint64_t>(-4095);
+
+Mode mode_of(uint16_t misc) {
+  switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+    case PERF_RECORD_MISC_KERNEL:
+      return Mode::Kernel;
+    case PERF_RECORD_MISC_USER:
+      return Mode::User;
+    case PERF_RECORD_MISC_HYPERVISOR:
+      return Mode::Hypervisor;
+    case PERF_RECORD_MISC_GUEST_KERNEL:
+      return Mode::GuestKernel;
+    case PERF_RECORD_MISC_GUEST_USER:
+      return Mode::GuestUser;
+    default:
+      return Mode::Unknown;
+  }
+}
+
+// The sample_id trailer of a non-sample record; only its time matters to kprof.
+struct Trailer {
+  size_t bytes = 0;
+  uint64_t time = 0;
+};
+
+Trailer read_trailer(std::span<const uint8_t> body, const SampleLayout& layout) {
+  Trailer t;
+  if (!layout.sample_id_all) return t;
+  t.bytes = 8 * static_cast<size_t>(__builtin_popcountll(layout.sample_type & kTrailerBits));
+  if (t.bytes > body.size()) {
+    throw Error("perf record: sample_id trailer of " + std::to_string(t.bytes) +
+                " bytes does not fit in a body of " + std::to_string(body.size()));
+  }
+  if (layout.sample_type & PERF_SAMPLE_TIME) {
+    ByteReader r(body.subspan(body.size() - t.bytes), "perf record sample_id");
+    if (layout.sample_type & PERF_SAMPLE_TID) r.u64();
+    t.time = r.u64();
+  }
+  return t;
+}
+
+// A NUL-terminated, padded string filling `bytes`; a missing NUL is an error.
+std::string padded_string(std::span<const uint8_t> bytes, const char* what) {
+  const void* nul = std::memchr(bytes.data(), 0, bytes.size());
+  if (nul == nullptr) throw Error(std::string("perf record: unterminated ") + what);
+  return std::string(reinterpret_cast<const char*>(bytes.data()),
+                     static_cast<const uint8_t*>(nul) - bytes.data());
+}
+
+std::string hex(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : bytes) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
+// The counter values of PERF_SAMPLE_READ (read_format decides their shape);
+// kprof does not use them.
+void skip_read_values(ByteReader& r, uint64_t read_format) {
+  const size_t extra = ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                       ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+  const size_t per_value = 1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) +
+                           ((read_format & PERF_FORMAT_LOST) ? 1 : 0);
+  if (read_format & PERF_FORMAT_GROUP) {
+    const uint64_t nr = r.u64();
+    if (nr > r.left() / 8 / per_value) r.fail("read group of " + std::to_string(nr) + " values");
+    r.raw(8 * (extra + nr * per_value));
+  } else {
+    r.raw(8 * (extra + per_value));
+  }
+}
+
+void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, RecordSink& sink) {
+  const uint64_t st = layout.sample_type;
+  Sample s;
+  s.mode = mode_of(misc);
+  if (st & PERF_SAMPLE_IDENTIFIER) r.u64();
+  if (st & PERF_SAMPLE_IP) s.ip = r.u64();
+  if (st & PERF_SAMPLE_TID) {
+    s.pid = r.u32();
+    s.tid = r.u32();
+  }
+  if (st & PERF_SAMPLE_TIME) s.time = r.u64();
+  if (st & PERF_SAMPLE_ADDR) r.u64();
+  if (st & PERF_SAMPLE_ID) r.u64();
+  if (st & PERF_SAMPLE_STREAM_ID) r.u64();
+  if (st & PERF_SAMPLE_CPU) {
+    s.cpu = r.u32();
+    r.u32();
+  }
+  if (st & PERF_SAMPLE_PERIOD) s.period = r.u64();
+  if (st & PERF_SAMPLE_READ) skip_read_values(r, layout.read_format);
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr = r.u64();
+    if (nr > r.left() / 8) r.fail("callchain of " + std::to_string(nr) + " entries");
+    s.callchain.reserve(nr);
+    s.kernel_frames = 0;
+    s.kernel_frames_known = true;
+    // The markers say whose frames follow: the kernel's, then (for a sample
+    // taken in a syscall or interrupt from user space) the user's. Frames
+    // after any other context (guest, hypervisor) or out of that order are
+    // read past and not kept.
+    uint64_t context = s.mode == Mode::Kernel ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+    bool cut = false;
+    for (uint64_t i = 0; i < nr; ++i) {
+      const uint64_t ip = r.u64();
+      if (ip >= kMaxContext) {
+        context = ip;
+        continue;
+      }
+      if (cut) continue;
+      if (context == PERF_CONTEXT_KERNEL && s.callchain.size() == s.kernel_frames) {
+        ++s.kernel_frames;
+      } else if (context != PERF_CONTEXT_USER) {
+        cut = true;
+        continue;
+      }
+      s.callchain.push_back(ip);
+    }
+  }
+  sink.on_sample(s);
+}
+
+// PERF_RECORD_MMAP and MMAP2 share their first fields; MMAP2 adds the device
+// and inode (or the build-id), prot and flags. `r` ends before the sample_id
+// trailer, so the filename is what is left.
+void decode_mmap(ByteReader& r, bool v2, uint16_t misc, uint64_t time, RecordSink& sink) {
+  Mmap m;
+  m.time = time;
+  m.pid = r.u32();
+  m.tid = r.u32();
+  m.start = r.u64();
+  m.len = r.u64();
+  m.pgoff = r.u64();
+  if (!v2) {
+    m.prot = 4;  // PERF_RECORD_MMAP is only sent for executable mappings here
+  } else {
+    if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+      uint8_t size = r.u8();
+      r.raw(3);
+      auto id = r.raw(20);
+      m.build_id = hex(id.first(std::min<size_t>(size, 20)));
+    } else {
+      r.raw(24);  // maj, min, ino, ino_generation
+    }
+    m.prot = r.u32();
+    m.flags = r.u32();
+  }
+  m.filename = padded_string(r.raw(r.left()), v2 ? "mmap2 filename" : "mmap filename");
+  sink.on_mmap(m);
+}
+
+}  // namespace
+
+bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout,
+                        RecordSink& sink) {
+  ByteReader h(rec, "perf record header");
+  const uint32_t type = h.u32();
+  const uint16_t misc = h.u16();
+  const uint16_t size = h.u16();
+  if (size != rec.size()) {
+    throw Error("perf record: header says " + std::to_string(size) + " bytes, record has " +
+                std::to_string(rec.size()));
+  }
+  const std::span<const uint8_t> body = rec.subspan(8);
+  if (type == PERF_RECORD_SAMPLE) {
+    ByteReader r(body, "perf sample record");
+    decode_sample(r, misc, layout, sink);
+    return true;
+  }
+  // Every other record: fixed fields, maybe a string, then the trailer.
+  switch (type) {
+    case PERF_RECORD_MMAP2:
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_COMM:
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+    case PERF_RECORD_LOST:
+    case PERF_RECORD_LOST_SAMPLES:
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
+      break;
+    default:
+      return false;
+  }
+  const Trailer t = read_trailer(body, layout);
+  ByteReader r(body.first(body.size() - t.bytes), "perf record");
+  switch (type) {
+    case PERF_RECORD_MMAP2:
+    case PERF_RECORD_MMAP:
+      decode_mmap(r, type == PERF_RECORD_MMAP2, misc, t.time, sink);
+      break;
+    case PERF_RECORD_COMM: {
+      Comm c;
+      c.time = t.time;
+      c.exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+      c.pid = r.u32();
+      c.tid = r.u32();
+      c.comm = padded_string(r.raw(r.left()), "comm");
+      sink.on_comm(c);
+      break;
+    }
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: {
+      Fork f;
+      f.pid = r.u32();
+      f.ppid = r.u32();
+      f.tid = r.u32();
+      f.ptid = r.u32();
+      f.time = r.u64();
+      if (type == PERF_RECORD_FORK)
+        sink.on_fork(f);
+      else
+        sink.on_exit(f);
+      break;
+    }
+    case PERF_RECORD_LOST: {
+      r.u64();  // id
+      sink.on_lost(Lost{t.time, r.u64()});
+      break;
+    }
+    case PERF_RECORD_LOST_SAMPLES:
+      sink.on_lost(Lost{t.time, r.u64()});
+      break;
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE: {
+      const uint64_t time = r.u64();  // then id, stream_id
+      r.u64();
+      r.u64();
+      if (type == PERF_RECORD_THROTTLE) sink.on_throttle(time);
+      break;
+    }
+  }
+  return true;
+}
+
+std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const SampleLayout& layout) {
+  if (rec.size() < sizeof(perf_event_header)) return std::nullopt;
+  uint32_t type;
+  std::memcpy(&type, rec.data(), 4);
+  const uint64_t st = layout.sample_type;
+  const std::span<const uint8_t> body = rec.subspan(sizeof(perf_event_header));
+  auto u64_at = [&](size_t off) -> std::optional<uint64_t> {
+    if (off + 8 > body.size()) return std::nullopt;
+    uint64_t v;
+    std::memcpy(&v, body.data() + off, 8);
+    return v;
+  };
+  if (type == PERF_RECORD_SAMPLE) {
+    if (st & PERF_SAMPLE_IDENTIFIER) return u64_at(0);
+    if (!(st & PERF_SAMPLE_ID)) return std::nullopt;
+    // IP, TID, TIME and ADDR come before ID, 8 bytes each.
+    const uint64_t before = st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                  PERF_SAMPLE_ADDR);
+    return u64_at(8 * static_cast<size_t>(__builtin_popcountll(before)));
+  }
+  // perf's own records (types 64 and up, in perf.data files) carry no trailer.
+  if (!layout.sample_id_all || type >= 64) return std::nullopt;
+  // The trailer ends with IDENTIFIER; before it CPU, STREAM_ID, ID.
+  const size_t n = body.size();
+  if (st & PERF_SAMPLE_IDENTIFIER) return n >= 8 ? u64_at(n - 8) : std::nullopt;
+  if (!(st & PERF_SAMPLE_ID)) return std::nullopt;
+  const size_t after = 8 * static_cast<size_t>(__builtin_popcountll(
+                               st & (PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID))) + 8;
+  return n >= after ? u64_at(n - after) : std::nullopt;
+}
+
+// ------------------------------------------------------------------ ring
+
+RingRead read_ring(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,
+                   std::vector<uint8_t>& scratch,
+                   const std::function<void(std::span<const uint8_t>)>& fn) {
+  RingRead out;
+  const uint64_t mask = ring.size() - 1;
+  if (ring.empty() || (ring.size() & mask) != 0 || head - tail > ring.size()) {
+    out.tail = head;
+    out.damaged = true;
+    return out;
+  }
+  auto copy = [&](uint64_t pos, size_t n, uint8_t* dst) {
+    const size_t off = pos & mask;
+    const size_t first = std::min<size_t>(n, ring.size() - off);
+    std::memcpy(dst, ring.data() + off, first);
+    std::memcpy(dst + first, ring.data(), n - first);
+  };
+  while (head - tail >= sizeof(perf_event_header)) {
+    perf_event_header hdr;
+    copy(tail, sizeof hdr, reinterpret_cast<uint8_t*>(&hdr));
+    if (hdr.size < sizeof hdr || hdr.size > head - tail) {
+      out.damaged = true;
+      tail = head;
+      break;
+    }
+    const size_t off = tail & mask;
+    if (off + hdr.size <= ring.size()) {
+      fn(ring.subspan(off, hdr.size));
+    } else {
+      scratch.resize(hdr.size);
+      copy(tail, hdr.size, scratch.data());
+      fn(std::span<const uint8_t>(scratch.data(), hdr.size));
+    }
+    tail += hdr.size;
+    ++out.records;
+  }
+  out.tail = tail;
+  return out;
+}
+
+}  // namespace kprof::perfabi

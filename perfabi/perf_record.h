@@ -1,0 +1,65 @@
+// The perf ABI, decoded: perf_event records (linux/perf_event.h) as kprof
+// records (core/model.h). Pure functions over bytes, shared by the collector
+// (records read from its ring buffers) and the perf.data importer (records
+// read from a file); no system calls, no libpfm4.
+//
+// Ring buffer protocol: the kernel writes records into a power-of-two data
+// area and publishes data_head; a reader reads up to data_head, then
+// publishes data_tail so the kernel may reuse the space. A record may wrap
+// the end of the data area; read_ring() then copies it into a scratch buffer
+// so callers always see one contiguous span. read_ring() is that logic on a
+// plain buffer, so tests and fuzzers drive it without a kernel.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/model.h"
+
+namespace kprof::perfabi {
+
+// Which optional fields a PERF_RECORD_SAMPLE carries and whether the other
+// records carry the sample_id trailer: exactly the attr fields that decide
+// the record layout.
+struct SampleLayout {
+  uint64_t sample_type = 0;  // PERF_SAMPLE_* bits
+  bool sample_id_all = false;
+  uint64_t read_format = 0;  // PERF_FORMAT_* bits; only read with PERF_SAMPLE_READ
+};
+
+// Decodes one complete perf record (header included) and calls the matching
+// `sink` method. Record types kprof does not use (KSYMBOL, perf's own
+// user records, ...) are skipped; returns true when a record was delivered.
+// Sample fields after the callchain (raw data, branch stacks, registers,
+// user stacks, ...) are not read. Throws kprof::Error on a record whose size
+// does not fit its fields. Never reads outside `rec`.
+bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout, RecordSink& sink);
+
+// The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID;
+// for records other than samples, in the sample_id trailer), as perf finds
+// it to tell which event of several a record belongs to. nullopt when the
+// layout carries no id or the record is too short to hold it.
+std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const SampleLayout& layout);
+
+// Result of one pass over a ring buffer.
+struct RingRead {
+  uint64_t tail = 0;     // new tail to publish
+  size_t records = 0;    // records delivered
+  bool damaged = false;  // a header with an impossible size: the rest was skipped
+};
+
+// Delivers every complete record in ring[tail, head) (positions are free
+// running counters, taken modulo ring.size(), which must be a power of two).
+// A record that wraps the end is copied into `scratch`. The span passed to
+// `fn` is valid only during the call.
+RingRead read_ring(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,
+                   std::vector<uint8_t>& scratch,
+                   const std::function<void(std::span<const uint8_t>)>& fn);
+
+}  // namespace kprof::perfabi
