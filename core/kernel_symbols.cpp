@@ -63,8 +63,12 @@ void for_each_line(std::string_view text, Fn fn) {
 }
 
 // Preference among aliases at one address: global, then weak, then local;
-// then fewer leading underscores (`do_foo` over `__do_foo`); then by name, so
-// the choice does not depend on the order of lines.
+// then fewer leading underscores (`do_foo` over `__do_foo`); then the
+// greater name, so the choice does not depend on the order of lines. The
+// greater name is what perf shows: it keeps the last alias kallsyms lists,
+// and kallsyms lists one address's names in name order (`__x64_sys_getpid`
+// after `__ia32_sys_getpid`, the x86-64 entry point), so kprof and perf
+// reports of one recording name it alike.
 int binding_rank(char type) {
   switch (type) {
     case 'T':
@@ -213,8 +217,9 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
   }
   auto better_alias = [&](const Parsed& a, const Parsed& b) {
     const std::string_view an = ks.name_at(a.name), bn = ks.name_at(b.name);
-    return std::forward_as_tuple(a.rank, leading_underscores(an), an) <
-           std::forward_as_tuple(b.rank, leading_underscores(bn), bn);
+    // The greater name last: see the comment on binding_rank.
+    return std::forward_as_tuple(a.rank, leading_underscores(an), bn) <
+           std::forward_as_tuple(b.rank, leading_underscores(bn), an);
   };
   ks.syms_.reserve(parsed.size());
   for (auto run = parsed.begin(); run != parsed.end();) {

@@ -13,6 +13,8 @@ constexpr std::string_view kKallsyms =
     "ffffffff81001000 t __do_foo\n"
     "ffffffff81001000 T do_foo\n"
     "ffffffff81001000 W do_foo_alias\n"
+    "ffffffff81001800 T __ia32_sys_getpid\n"
+    "ffffffff81001800 T __x64_sys_getpid\n"
     "ffffffff81002000 T do_bar\n"
     "ffffffff81003000 D some_data\n"
     "ffffffff81004000 T last_text\n"
@@ -47,7 +49,9 @@ INSTANTIATE_TEST_SUITE_P(
         LookupCase{0xffffffff81000000ULL, "[kernel]", "startup_64"},  // alias: no underscore
         LookupCase{0xffffffff81000fffULL, "[kernel]", "startup_64"},
         LookupCase{0xffffffff81001000ULL, "[kernel]", "do_foo"},  // global over weak/local
-        LookupCase{0xffffffff81001fffULL, "[kernel]", "do_foo"},
+        LookupCase{0xffffffff810017ffULL, "[kernel]", "do_foo"},
+        LookupCase{0xffffffff81001800ULL, "[kernel]", "__x64_sys_getpid"},  // the greater name, as perf
+        LookupCase{0xffffffff81001fffULL, "[kernel]", "__x64_sys_getpid"},
         LookupCase{0xffffffff81002000ULL, "[kernel]", "do_bar"},
         LookupCase{0xffffffff81003500ULL, "[kernel]", "do_bar"},  // data symbols are not kept
         LookupCase{0xffffffff81004010ULL, "[kernel]", "last_text"},
@@ -102,12 +106,13 @@ TEST(Kallsyms, EmptyInputs) {
 }
 
 TEST(Kallsyms, DuplicatesAreStableRegardlessOfLineOrder) {
+  // Equal binding and underscores: the greater name, as perf (see binding_rank).
   const auto a = KernelSymbols::parse(
       "ffffffff81000000 t zeta\nffffffff81000000 t alpha\nffffffff81000000 t __beta\n", "");
   const auto b = KernelSymbols::parse(
       "ffffffff81000000 t __beta\nffffffff81000000 t alpha\nffffffff81000000 t zeta\n", "");
-  EXPECT_EQ(a.lookup(0xffffffff81000010ULL).function, "alpha");
-  EXPECT_EQ(b.lookup(0xffffffff81000010ULL).function, "alpha");
+  EXPECT_EQ(a.lookup(0xffffffff81000010ULL).function, "zeta");
+  EXPECT_EQ(b.lookup(0xffffffff81000010ULL).function, "zeta");
   EXPECT_EQ(a.size(), 1u);
 }
 
