@@ -48,36 +48,6 @@ int pwrite_all(int fd, std::span<const uint8_t> data, uint64_t offset) {
   return 0;
 }
 
-std::vector<uint8_t> read_whole_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    if (e == ENOENT)
-      throw Error("cannot open " + path + ": no such file (record one with kprof record -o " +
-                  path + ")");
-    throw Error(errno_message("cannot open " + path, e));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
-  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a kprof profile");
-  std::vector<uint8_t> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
-  uint8_t buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(errno_message("cannot read " + path, errno));
-    }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return bytes;
-}
 
 std::string open_error(const std::string& path, int e) {
   switch (e) {
@@ -100,6 +70,37 @@ std::string open_error(const std::string& path, int e) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> read_file_bytes(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ENOENT)
+      throw Error("cannot open " + path + ": no such file (record one with kprof record -o " +
+                  path + ")");
+    throw Error(errno_message("cannot open " + path, e));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
+  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a profile");
+  std::vector<uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  uint8_t buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(errno_message("cannot read " + path, errno));
+    }
+    if (n == 0) break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return bytes;
+}
 
 const char* chunk_type_name(uint16_t type) {
   switch (static_cast<ChunkType>(type)) {
@@ -254,7 +255,7 @@ void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
 // ---------------------------------------------------------------- reader
 
 ProfileReader ProfileReader::open(const std::string& path) {
-  return ProfileReader(read_whole_file(path), path);
+  return ProfileReader(read_file_bytes(path), path);
 }
 
 ProfileReader::ProfileReader(std::vector<uint8_t> bytes, std::string name)
@@ -399,7 +400,7 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
 // ---------------------------------------------------------------- load
 
 Profile load_profile(const std::string& path, RecordSink* records) {
-  return load_profile_bytes(read_whole_file(path), path, records);
+  return load_profile_bytes(read_file_bytes(path), path, records);
 }
 
 Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,

@@ -176,6 +176,9 @@ struct Profile {
   ReadStatus status;
 };
 Profile load_profile(const std::string& path, RecordSink* records = nullptr);
+// The whole file; throws kprof::Error naming it when it cannot be read
+// (missing: "no such file", a directory, no permission).
+std::vector<uint8_t> read_file_bytes(const std::string& path);
 Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
                            RecordSink* records = nullptr);
 

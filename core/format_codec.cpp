@@ -113,7 +113,7 @@ std::vector<std::string> read_strings(ByteReader& r) {
 }  // namespace
 
 std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
-  FieldWriter f(13);
+  FieldWriter f(15);
   f.blob(encode_event(ri.event));
   f.w.str(ri.target);
   write_strings(f.w, ri.command);
@@ -131,6 +131,8 @@ std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
     f.w.str(name);
     f.f64(value);
   }
+  f.w.str(ri.source_format);
+  f.w.u8(ri.sample_counts ? 1 : 0);
   return f.w.take();
 }
 
@@ -156,6 +158,8 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
       ri.scores[name] = f.f64();
     }
   }
+  if (f.next()) ri.source_format = f.r.str();
+  if (f.next()) ri.sample_counts = f.r.u8() != 0;
   return ri;
 }
 

@@ -64,6 +64,12 @@ struct RunInfo {
   ProcStat stat_before;
   std::vector<std::string> notices;      // one-line notices shown by report (fallback, paranoid...)
   std::map<std::string, double> scores;  // --score NAME=VALUE (higher is better)
+  // Where the profile came from: "" (kprof record), "perf.data" (imported:
+  // importer/import.h), "opreport" or "perf report" (a pasted listing).
+  std::string source_format;
+  // false for a listing of shares only: each row's samples is its share in
+  // millionths, not a count, so no sampling statistics apply.
+  bool sample_counts = true;
   auto operator<=>(const RunInfo&) const = default;
 };
 

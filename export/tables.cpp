@@ -107,7 +107,7 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       }
       f.push_back(csv_opt(d.ratio));
       f.push_back(sidedness_mark(d.sided));
-      f.push_back(d.within_noise ? "noise" : "changed");
+      f.push_back(verdict_name(d, r.noise[s]));
       f.push_back(noise_method_name(r.noise[s]));
       if (r.has_work) f.push_back(csv_opt(d.work_change_pct));
     }
@@ -160,7 +160,7 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
         cell["q"] = num(d.q);
         cell["ratio"] = opt(d.ratio);
         cell["sided"] = sidedness_mark(d.sided);
-        cell["verdict"] = d.within_noise ? "noise" : "changed";
+        cell["verdict"] = verdict_name(d, r.noise[s]);
         cell["events_per_work_change_pct"] = opt(d.work_change_pct);
       }
       cells.push_back(std::move(cell));

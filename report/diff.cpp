@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -331,9 +332,16 @@ void compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
               : a.samples            ? Sidedness::OnlyBase
               : b.samples            ? Sidedness::OnlyNew
                                      : Sidedness::Neither;
-    c.change = method == NoiseMethod::RunVariance
-                   ? welch_change(a.run_pct, b.run_pct, alpha)
-                   : sampling_change(a.samples, n0, b.samples, n1, alpha);
+    if (method == NoiseMethod::RunVariance) {
+      c.change = welch_change(a.run_pct, b.run_pct, alpha);
+    } else if (method == NoiseMethod::Sampling) {
+      c.change = sampling_change(a.samples, n0, b.samples, n1, alpha);
+    } else {  // shares without counts: the change, and nothing about its noise
+      c.change.delta_pp = b.pct - a.pct;
+      c.change.lo_pp = -std::numeric_limits<double>::infinity();
+      c.change.hi_pp = std::numeric_limits<double>::infinity();
+      c.change.p = 1;
+    }
     if (a.pct > 0) c.ratio = b.pct / a.pct;
     if (a.events_per_work && b.events_per_work && *a.events_per_work > 0) {
       c.work_change_pct = 100.0 * (*b.events_per_work / *a.events_per_work - 1.0);
@@ -365,6 +373,7 @@ SideSummary summarize_side(const DiffSide& side, const std::string& label,
   SideSummary out;
   out.label = label;
   out.runs = side.runs.size();
+  if (!side.runs.empty()) out.source_format = side.runs[0].run.source_format;
   std::vector<double> speedups, real;
   ProcStatRates sum;
   size_t with_rates = 0;
@@ -458,8 +467,14 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.rows.push_back(std::move(row));
   }
   out.noise.resize(in.sides.size(), NoiseMethod::Sampling);
+  auto counted = [](const DiffSide& side) {
+    return std::all_of(side.runs.begin(), side.runs.end(),
+                       [](const DiffRun& run) { return run.run.sample_counts; });
+  };
   for (size_t s = 1; s < in.sides.size(); ++s) {
-    if (in.sides[0].runs.size() >= 2 && in.sides[s].runs.size() >= 2) {
+    if (!counted(in.sides[0]) || !counted(in.sides[s])) {
+      out.noise[s] = NoiseMethod::None;
+    } else if (in.sides[0].runs.size() >= 2 && in.sides[s].runs.size() >= 2) {
       out.noise[s] = NoiseMethod::RunVariance;
     }
     compare_side(out.rows, s, out.noise[s], totals, in.options.alpha);
@@ -478,13 +493,22 @@ DiffResult diff_profiles(const DiffInput& in) {
   return out;
 }
 
+const char* verdict_name(const DiffCompare& c, NoiseMethod method) {
+  if (method == NoiseMethod::None) return "no verdict";
+  return c.within_noise ? "noise" : "changed";
+}
+
 uint64_t DiffRun::samples() const {
   return total_samples ? *total_samples : histogram.total_samples();
 }
 
 DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
                       const DiffView& view) {
-  Profile profile = load_profile(path);
+  return diff_run_of(load_profile(path), warnings, view);
+}
+
+DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view) {
+  const std::string path = profile.path;
   ProfileHistogram hist = histogram_of(profile);
   if (!hist.notice.empty()) {
     warnings.push_back(path + ": " + hist.notice);

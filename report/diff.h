@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.h"
 #include "core/model.h"
 #include "core/stacks.h"
 #include "report/noise.h"
@@ -83,6 +84,7 @@ struct SideSummary {
   uint64_t samples = 0, lost = 0;             // summed over runs
   std::optional<double> score;                // mean over runs, when all have one
   std::optional<double> real_s;               // mean workload wall time
+  std::string source_format;                  // the first run's RunInfo::source_format
 };
 
 struct DiffCell {        // one row on one side
@@ -104,6 +106,9 @@ struct DiffCompare {  // one row, one non-base side against the base
   Sidedness sided = Sidedness::Both;
   std::optional<double> work_change_pct;  // events per work, new vs base, in %
 };
+
+// "changed", "noise", or "no verdict" (NoiseMethod::None).
+const char* verdict_name(const DiffCompare& c, NoiseMethod method);
 
 struct DiffRow {
   std::string image;                   // "" with --by mode
@@ -154,5 +159,8 @@ struct DiffView {
 // With a call-graph view a profile without call chains throws kprof::Error.
 DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
                       const DiffView& view = {});
+// The same for a profile already loaded (a .kprof, or one importer/import.h
+// read from a perf.data or a listing).
+DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view = {});
 
 }  // namespace kprof

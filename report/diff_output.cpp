@@ -124,9 +124,20 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
 std::string noise_line(const DiffResult& r, size_t s, size_t tested) {
   const std::string level = interval_level(r.options.alpha);
   std::string line = "noise for " + r.labels[s] + ": ";
+  auto listing = [&](size_t side) {
+    const std::string& f = r.summary[side].source_format;
+    return f == "opreport" || f == "perf report";
+  };
+  if (r.noise[s] == NoiseMethod::None) {
+    return line + "no counts: no noise verdict (a listing of shares only; list sample counts, "
+                  "e.g. perf report -n, or diff the recordings themselves)";
+  }
   if (r.noise[s] == NoiseMethod::RunVariance) {
     line += "run-to-run variance (" + std::to_string(r.summary[0].runs) + " vs " +
             std::to_string(r.summary[s].runs) + " runs): Welch " + level + " interval on Δpp";
+  } else if (listing(0) || listing(s)) {
+    line += "sampling statistics from the listed counts (a listing has no runs to compare): " +
+            level + " Newcombe interval on Δpp";
   } else {
     line +=
         "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +
@@ -171,7 +182,7 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
                           : "unknown");
       cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
                                                  : sidedness_mark(c.sided));
-      cells.push_back(c.within_noise ? "noise" : "changed");
+      cells.push_back(verdict_name(c, r.noise[s]));
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row.image : row.name);

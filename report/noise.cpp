@@ -8,7 +8,15 @@
 namespace kprof {
 
 const char* noise_method_name(NoiseMethod m) {
-  return m == NoiseMethod::Sampling ? "sampling" : "run-variance";
+  switch (m) {
+    case NoiseMethod::Sampling:
+      return "sampling";
+    case NoiseMethod::RunVariance:
+      return "run-variance";
+    case NoiseMethod::None:
+      break;
+  }
+  return "none";
 }
 
 namespace {

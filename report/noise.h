@@ -20,8 +20,10 @@
 
 namespace kprof {
 
-enum class NoiseMethod { Sampling, RunVariance };
-const char* noise_method_name(NoiseMethod m);  // "sampling", "run-variance"
+// None: a side is a listing of shares without counts (importer/text_table.h):
+// nothing says how noisy its shares are, so no row gets a verdict.
+enum class NoiseMethod { Sampling, RunVariance, None };
+const char* noise_method_name(NoiseMethod m);  // "sampling", "run-variance", "none"
 
 // A change in percentage points with its (1 - alpha) interval and p-value.
 struct Change {

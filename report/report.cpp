@@ -125,6 +125,8 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
     if (!s.stop_reason.empty() && (exit.empty() || s.stop_reason != "workload exited")) {
       t.add_row({"# stopped:", s.stop_reason});
     }
+  } else if (!run.sample_counts) {
+    t.add_row({"# samples:", "not listed (shares only)"});
   } else {
     t.add_row({"# samples:", format_count(recorded) + (hist.recovered ? " (recovered)" : "")});
   }
@@ -159,7 +161,9 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
     return by_base[base].size() > 1 ? image : std::string(base);
   };
 
-  std::vector<Column> cols = {{"samples", Align::Right}, {"%", Align::Right}};
+  std::vector<Column> cols;
+  if (opts.counts) cols.push_back({"samples", Align::Right});
+  cols.push_back({"%", Align::Right});
   if (opts.sort == SortKey::Mode) {
     cols.push_back({"mode"});
   } else {
@@ -171,8 +175,9 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
   for (size_t i = 0; i < shown; ++i) {
     const ReportRow& r = rows[i];
     shown_samples += r.samples;
-    std::vector<std::string> cells = {format_count(r.samples),
-                                      format_percent(percent_of(r.samples, total))};
+    std::vector<std::string> cells;
+    if (opts.counts) cells.push_back(format_count(r.samples));
+    cells.push_back(format_percent(percent_of(r.samples, total)));
     if (opts.sort == SortKey::Mode) {
       cells.push_back(r.mode);
     } else {
@@ -183,8 +188,8 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
   }
   table.write(out);
   if (shown < rows.size()) {
-    out << "(" << rows.size() - shown << " more " << what
-        << " not shown: " << format_count(total - shown_samples) << " samples, "
+    out << "(" << rows.size() - shown << " more " << what << " not shown: "
+        << (opts.counts ? format_count(total - shown_samples) + " samples, " : std::string())
         << format_percent(percent_of(total - shown_samples, total)) << "%)\n";
   }
 }
@@ -192,7 +197,9 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
 void write_report(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
                   const ReportOptions& opts) {
   if (opts.header) write_report_header(out, profile, hist);
-  write_report_table(out, hist.histogram, opts);
+  ReportOptions o = opts;
+  o.counts = opts.counts && profile.run.sample_counts;
+  write_report_table(out, hist.histogram, o);
 }
 
 }  // namespace kprof

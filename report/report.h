@@ -25,6 +25,7 @@ struct ReportOptions {
   double percent_limit = 0;  // rows under this percent of all samples are not shown
   bool header = true;        // print the run header before the table
   size_t name_width = 120;   // function names longer than this are cut with "…" (table only)
+  bool counts = true;        // show the samples column (false: a listing of shares only)
 };
 
 // One row of the report: a function, an image, or a mode.

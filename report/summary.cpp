@@ -44,7 +44,9 @@ ProfileHistogram histogram_of(const Profile& profile) {
 
 std::string describe_event(const EventInfo& event) {
   std::string s = event.name.empty() ? "unknown event" : event.name;
-  if (event.use_freq) {
+  if (event.rate == 0) {
+    // not known (a listing that does not say)
+  } else if (event.use_freq) {
     s += " @ " + format_count(event.rate) + " Hz";
   } else {
     s += ", period " + format_count(event.rate);
