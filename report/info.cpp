@@ -29,6 +29,7 @@ size_t count_lines(const std::string& text) {
 
 void add_run(TextTable& t, const RunInfo& run) {
   const EventInfo& e = run.event;
+  t.add_row({"source:", run.source_format.empty() ? "kprof record" : run.source_format});
   t.add_row({"recorded:", format_utc(run.start_realtime_ns)});
   t.add_row({"event:", describe_event(e)});
   t.add_row({"event requested:", e.requested.empty() ? "(default)" : e.requested});
@@ -59,6 +60,7 @@ void add_summary(TextTable& t, const RunInfo& run, const Summary& s) {
   t.add_row({"workload:",
              exit.empty() ? "(none)"
                           : exit + " (shell status " + std::to_string(s.exit.shell_code()) + ")"});
+  if (!run.source_format.empty()) return;  // imported: no workload or /proc facts were taken
   t.add_row({"workload time:", "real " + format_fixed(s.real_s, 3) + " s, user " +
                                    format_fixed(s.user_s, 3) + " s, sys " +
                                    format_fixed(s.sys_s, 3) + " s"});
