@@ -286,6 +286,29 @@ std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const Samp
   return n >= after ? u64_at(n - after) : std::nullopt;
 }
 
+std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLayout& layout) {
+  const uint64_t st = layout.sample_type;
+  if (rec.size() < sizeof(perf_event_header) || !(st & PERF_SAMPLE_TIME)) return std::nullopt;
+  uint32_t type;
+  std::memcpy(&type, rec.data(), 4);
+  const std::span<const uint8_t> body = rec.subspan(sizeof(perf_event_header));
+  size_t off;
+  if (type == PERF_RECORD_SAMPLE) {
+    off = 8 * static_cast<size_t>(__builtin_popcountll(
+                  st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
+  } else {
+    if (!layout.sample_id_all || type >= 64) return std::nullopt;
+    // The trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end.
+    const size_t trailer = 8 * static_cast<size_t>(__builtin_popcountll(st & kTrailerBits));
+    if (trailer > body.size()) return std::nullopt;
+    off = body.size() - trailer + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+  }
+  if (off + 8 > body.size()) return std::nullopt;
+  uint64_t time;
+  std::memcpy(&time, body.data() + off, 8);
+  return time;
+}
+
 // ------------------------------------------------------------------ ring
 
 RingRead read_ring(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,

@@ -47,6 +47,14 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
 // layout carries no id or the record is too short to hold it.
 std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const SampleLayout& layout);
 
+// The timestamp a record carries (PERF_SAMPLE_TIME: in a sample after
+// IDENTIFIER, IP and TID; in other records, in the sample_id trailer when
+// sample_id_all is set), as perf reads it to order records. nullopt when the
+// layout carries no time, for perf's own user records (types 64 and up) and
+// when the record is too short to hold it. Perf's synthesized records carry
+// time 0.
+std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLayout& layout);
+
 // Result of one pass over a ring buffer.
 struct RingRead {
   uint64_t tail = 0;     // new tail to publish

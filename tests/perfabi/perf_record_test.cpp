@@ -3,13 +3,14 @@
 #include <linux/perf_event.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "perfabi/perf_record.h"
 #include "core/error.h"
+#include "perfabi/perf_record.h"
 
 namespace kprof::perfabi {
 namespace {
@@ -340,6 +341,158 @@ TEST(PerfDecode, UnterminatedStringThrows) {
       PerfRecord(PERF_RECORD_COMM).u32(1).u32(1).u64(0x4141414141414141).trailer(1, 1, 1, 0).done();
   Collect c;
   EXPECT_THROW(decode_perf_record(rec, kLayout, c), Error);
+}
+
+// ------------------------------------------------------------------ ids, times
+
+// A sample of `st` with every field it names 8 bytes wide, field k holding
+// 0x100 + k (k counted over the fields present, in the kernel's order).
+std::vector<uint8_t> numbered_sample(uint64_t st) {
+  PerfRecord r(PERF_RECORD_SAMPLE);
+  uint64_t k = 0;
+  for (uint64_t bit :
+       {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR,
+        PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD}) {
+    if (st & bit) r.u64(0x100 + k++);
+  }
+  return r.done();
+}
+
+TEST(PerfEventId, SampleIdentifierComesFirst) {
+  const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID;
+  EXPECT_EQ(record_event_id(numbered_sample(st), {st, true}), 0x100u);
+}
+
+TEST(PerfEventId, SampleIdAfterIpTidTimeAddr) {
+  const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                      PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+  EXPECT_EQ(record_event_id(numbered_sample(st), {st, false}), 0x104u);
+  const uint64_t st2 = PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+  EXPECT_EQ(record_event_id(numbered_sample(st2), {st2, false}), 0x101u);
+}
+
+TEST(PerfEventId, NoIdInLayoutOrTooShort) {
+  const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  EXPECT_EQ(record_event_id(numbered_sample(st), {st, true}), std::nullopt);
+  // The layout says ID, but the record ends before it.
+  const uint64_t with_id = st | PERF_SAMPLE_ID;
+  EXPECT_EQ(record_event_id(numbered_sample(st), {with_id, true}), std::nullopt);
+  EXPECT_EQ(record_event_id(std::vector<uint8_t>{9, 0, 0, 0}, {with_id, true}), std::nullopt);
+}
+
+TEST(PerfEventId, TrailerOfOtherRecords) {
+  // Trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER.
+  const uint64_t st = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+                      PERF_SAMPLE_CPU | PERF_SAMPLE_IP;
+  auto comm = PerfRecord(PERF_RECORD_COMM)
+                  .u32(1)
+                  .u32(1)
+                  .str("x")
+                  .u32(1)
+                  .u32(1)    // tid
+                  .u64(55)   // time
+                  .u64(777)  // id
+                  .u64(888)  // stream id
+                  .u32(3)
+                  .u32(0)  // cpu
+                  .done();
+  EXPECT_EQ(record_event_id(comm, {st, true}), 777u);
+  EXPECT_EQ(record_time(comm, {st, true}), 55u);
+  // Without sample_id_all there is no trailer.
+  EXPECT_EQ(record_event_id(comm, {st, false}), std::nullopt);
+  EXPECT_EQ(record_time(comm, {st, false}), std::nullopt);
+  // IDENTIFIER ends the trailer.
+  const uint64_t ident = PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
+  auto exit = PerfRecord(PERF_RECORD_EXIT)
+                  .u32(1)
+                  .u32(1)
+                  .u32(1)
+                  .u32(1)
+                  .u64(5)
+                  .u64(66)   // time
+                  .u64(999)  // identifier
+                  .done();
+  EXPECT_EQ(record_event_id(exit, {ident, true}), 999u);
+  EXPECT_EQ(record_time(exit, {ident, true}), 66u);
+}
+
+TEST(PerfEventId, PerfUserRecordsCarryNoTrailer) {
+  const uint64_t st = PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
+  auto round = PerfRecord(68).u64(1).u64(2).done();  // PERF_RECORD_FINISHED_ROUND, padded
+  EXPECT_EQ(record_event_id(round, {st, true}), std::nullopt);
+  EXPECT_EQ(record_time(round, {st, true}), std::nullopt);
+}
+
+TEST(PerfRecordTime, SampleTimeAfterIdentifierIpTid) {
+  const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                      PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+  EXPECT_EQ(record_time(numbered_sample(st), {st, false}), 0x103u);
+  const uint64_t st2 = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  EXPECT_EQ(record_time(numbered_sample(st2), {st2, false}), 0x100u);
+  // The same bytes as kLayout's sample: time 42 after ip and pid/tid.
+  EXPECT_EQ(record_time(sample_record(1, 42, 0), kLayout), 42u);
+}
+
+TEST(PerfRecordTime, NoTimeOrTooShort) {
+  const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  EXPECT_EQ(record_time(numbered_sample(st), {st, true}), std::nullopt);
+  const uint64_t with_time = st | PERF_SAMPLE_TIME;
+  EXPECT_EQ(record_time(numbered_sample(st), {with_time, true}), std::nullopt);
+  // A trailer longer than the body.
+  auto tiny = PerfRecord(PERF_RECORD_LOST_SAMPLES).u64(1).done();
+  EXPECT_EQ(record_time(tiny, kLayout), std::nullopt);
+  EXPECT_EQ(record_time(std::vector<uint8_t>{}, kLayout), std::nullopt);
+}
+
+// PERF_SAMPLE_READ sits between PERIOD and CALLCHAIN; its shape follows
+// read_format, and the callchain after it must still decode.
+TEST(PerfDecode, SampleReadValuesAreSkipped) {
+  const uint64_t st =
+      PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN;
+  // One value: value, time_enabled, time_running, id, lost.
+  const uint64_t single = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                          PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  auto one = PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER)
+                 .u64(0x1234)
+                 .u64(7)  // period
+                 .u64(100)
+                 .u64(200)
+                 .u64(300)
+                 .u64(400)
+                 .u64(500)
+                 .u64(2)  // callchain
+                 .u64(0x1234)
+                 .u64(0x5678)
+                 .done();
+  Collect c;
+  ASSERT_TRUE(decode_perf_record(one, {st, false, single}, c));
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(c.samples[0].period, 7u);
+  EXPECT_EQ(c.samples[0].callchain, (std::vector<uint64_t>{0x1234, 0x5678}));
+  // Too few bytes for the values read_format promises.
+  EXPECT_THROW(decode_perf_record(one, {st, false, single | PERF_FORMAT_GROUP}, c), Error);
+
+  // A group: nr, time_enabled, then (value, id) per member.
+  const uint64_t group = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_ID;
+  auto two = PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER)
+                 .u64(0x99)
+                 .u64(3)
+                 .u64(2)  // nr
+                 .u64(10)
+                 .u64(1)
+                 .u64(11)
+                 .u64(2)
+                 .u64(12)
+                 .u64(1)  // callchain
+                 .u64(0x99)
+                 .done();
+  Collect g;
+  ASSERT_TRUE(decode_perf_record(two, {st, false, group}, g));
+  ASSERT_EQ(g.samples.size(), 1u);
+  EXPECT_EQ(g.samples[0].callchain, std::vector<uint64_t>{0x99});
+  // A group count larger than the record.
+  auto huge = PerfRecord(PERF_RECORD_SAMPLE).u64(1).u64(1).u64(1ULL << 60).u64(0).done();
+  EXPECT_THROW(decode_perf_record(huge, {st, false, group}, g), Error);
 }
 
 // ------------------------------------------------------------------ ring
