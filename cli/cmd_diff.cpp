@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
 #include "export/export.h"
@@ -110,14 +111,18 @@ int cmd_diff(int argc, char** argv) {
   CLI::App app{
       "Compare profiles of the same workload under two or more kernels.\n"
       "  kprof diff BASE NEW [NEW2 ...]            one profile per kernel\n"
-      "  kprof diff A1 A2 A3 -- B1 B2 B3 [-- ...]  several runs per kernel",
+      "  kprof diff A1 A2 A3 -- B1 B2 B3 [-- ...]  several runs per kernel\n"
+      "Each profile is a .kprof, a perf.data, or a pasted opreport -l / perf report --stdio "
+      "listing.",
       "kprof diff"};
+  InputOptions input;
   std::vector<std::string> profiles, labels, scores;
   std::string by = "function", csv_path, json_path;
   DiffOptions opts;
   app.add_option("profiles", profiles,
                  "profiles; '--' separates kernels when each has several runs")
       ->required();
+  add_input_options(app, input);
   app.add_option("--label", labels, "label per kernel, in order (default: its kernel release)")
       ->allow_extra_args(false);
   app.add_option("--score", scores,
@@ -160,7 +165,9 @@ int cmd_diff(int argc, char** argv) {
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
   for (DiffSide& side : in.sides) {
-    for (DiffRun& run : side.runs) run = load_diff_run(run.source, in.warnings, view);
+    for (DiffRun& run : side.runs) {
+      run = diff_run_of(load_input(run.source, input), in.warnings, view);
+    }
   }
   for (size_t i = 0; i < labels.size(); ++i) in.sides[i].label = labels[i];
   const std::vector<std::string> resolved = diff_labels(in.sides);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -45,7 +46,9 @@ int cmd_export(int argc, char** argv) {
   std::string format;
   std::string out;
   FoldedOptions folded;
-  app.add_option("FILE", file, "profile to read")->capture_default_str();
+  InputOptions input;
+  app.add_option("FILE", file, "profile to read: .kprof or perf.data")->capture_default_str();
+  add_input_options(app, input);
   app.add_option("--format,-f", format, "folded or pprof")
       ->required()
       ->check(CLI::IsMember({"folded", "pprof"}));
@@ -58,7 +61,7 @@ int cmd_export(int argc, char** argv) {
   const ExportFormat fmt = parse_export_format(format);
   if (out.empty()) out = fmt == ExportFormat::Pprof ? default_pprof_path(file) : "-";
 
-  Profile profile = load_profile(file);
+  Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
   if (out != "-" && same_file(out, file))
     throw Error("-o '" + out + "' is the profile being read; choose another output", 2);

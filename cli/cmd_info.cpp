@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -15,11 +16,15 @@ namespace kprof::cli {
 int cmd_info(int argc, char** argv) {
   CLI::App app{"Everything a profile knows: run, machine, event, summary, chunks", "kprof info"};
   std::string file = "kprof.data";
-  app.add_option("FILE", file, "profile to read")->capture_default_str();
+  InputOptions input;
+  app.add_option("FILE", file, "profile to read: .kprof, perf.data, or a listing")
+      ->capture_default_str();
+  add_input_options(app, input);
   if (auto code = parse_args(app, argc, argv)) return *code;
-  Profile profile = load_profile(file);
+  Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
-  write_info(std::cout, profile, hist, chunk_counts(file));
+  const bool kprof = importer::file_format(file) == importer::InputFormat::Kprof;
+  write_info(std::cout, profile, hist, kprof ? chunk_counts(file) : "");
   std::cout.flush();
   if (!std::cout) throw Error("cannot write to stdout");
   return 0;

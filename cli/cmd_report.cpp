@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -43,7 +44,10 @@ int cmd_report(int argc, char** argv) {
   bool children = false;
   size_t depth = 3;
   ReportOptions opts;
-  app.add_option("FILE", file, "profile to read")->capture_default_str();
+  InputOptions input;
+  app.add_option("FILE", file, "profile to read: .kprof, perf.data, or an opreport / perf report listing")
+      ->capture_default_str();
+  add_input_options(app, input);
   app.add_option("--top,-n", opts.top,
                  "rows to show in the table, or children per node in a --callers/--callees "
                  "tree (0: all)")
@@ -79,7 +83,7 @@ int cmd_report(int argc, char** argv) {
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
-  Profile profile = load_profile(file);
+  Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
   const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
   const bool graph = children || by_callers || by_callees;

@@ -12,5 +12,6 @@ int cmd_events(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
 int cmd_symbolize(int argc, char** argv);  // re-names a profile's samples here, appends a Histogram
 int cmd_export(int argc, char** argv);     // folded stacks, pprof (export/export.h)
+int cmd_import(int argc, char** argv);     // perf.data -> .kprof (importer/import.h)
 
 }  // namespace kprof::cli

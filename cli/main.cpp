@@ -16,11 +16,13 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  record     sample a workload (or the whole system) into a .kprof profile\n"
-    "  report     top-N table of where the cycles went\n"
+    "  report     top-N table of where the cycles went (also of a perf.data or a\n"
+    "             pasted opreport / perf report listing)\n"
     "  diff       compare profiles from two or more kernels\n"
     "  info       everything a profile knows about its run\n"
     "  export     a profile's stacks for other tools: folded (flame graphs), pprof\n"
     "  symbolize  name a profile's samples again here (e.g. one cut short by kill -9)\n"
+    "  import     convert a perf.data into a self-contained .kprof profile\n"
     "  events     events this machine knows, and which of them open here\n"
     "\n"
     "kprof <command> --help for a command's options.\n";
@@ -34,7 +36,7 @@ constexpr Command kCommands[] = {
     {"record", kprof::cli::cmd_record}, {"report", kprof::cli::cmd_report},
     {"diff", kprof::cli::cmd_diff},     {"info", kprof::cli::cmd_info},
     {"events", kprof::cli::cmd_events}, {"symbolize", kprof::cli::cmd_symbolize},
-    {"export", kprof::cli::cmd_export},
+    {"export", kprof::cli::cmd_export}, {"import", kprof::cli::cmd_import},
 };
 
 }  // namespace

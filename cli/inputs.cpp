@@ -1,0 +1,38 @@
+#include "cli/inputs.h"
+
+#include <cstdlib>
+
+#include "collector/procfs.h"
+
+namespace kprof::cli {
+
+void add_input_options(CLI::App& app, InputOptions& options) {
+  app.add_option("--event", options.event,
+                 "perf.data holding several events: the one to read (default: the first)");
+  app.add_option("--kallsyms", options.kallsyms,
+                 "perf.data: kernel symbols from this copy of the recording machine's "
+                 "/proc/kallsyms (default: this machine's when it runs the same kernel, else "
+                 "perf's build-id cache)");
+}
+
+importer::ImportOptions import_options(const InputOptions& options) {
+  importer::ImportOptions o;
+  o.event = options.event;
+  o.kallsyms_file = options.kallsyms;
+  o.running.release = collector::kernel_release();
+  o.running.build_id = collector::kernel_build_id();
+  o.running.kallsyms = [] { return collector::read_kallsyms(); };
+  o.running.modules = [] { return collector::read_modules(); };
+  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) {
+    o.buildid_dir = dir;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    o.buildid_dir = std::string(home) + "/.debug";
+  }
+  return o;
+}
+
+Profile load_input(const std::string& path, const InputOptions& options) {
+  return importer::load_any(path, import_options(options));
+}
+
+}  // namespace kprof::cli
