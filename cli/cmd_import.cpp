@@ -14,6 +14,7 @@
 #include "cli/parse.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/mapped_file.h"
 #include "importer/import.h"
 
 namespace kprof::cli {
@@ -31,21 +32,21 @@ int cmd_import(int argc, char** argv) {
 
   const importer::InputFormat format = importer::file_format(file);
   if (format != importer::InputFormat::PerfData) {
-    std::vector<uint8_t> probe = read_file_bytes(file);  // names a missing file
+    MappedFile::open(file);  // names a missing or unreadable file
     throw Error(file + " is not a perf.data file (it is " +
                 (format == importer::InputFormat::Unknown
                      ? std::string("of no format kprof reads")
                      : std::string("a ") + importer::input_format_name(format)) +
                 "); kprof report, diff and export read it as it is");
   }
-  const std::vector<uint8_t> bytes = read_file_bytes(file);
+  const MappedFile bytes = MappedFile::open(file);
   // Written under a temporary name and renamed, so a failed import leaves
   // no half profile where the user asked for one.
   const std::string tmp = out + ".importing";
   ::unlink(tmp.c_str());
   try {
     ProfileWriter writer = ProfileWriter::create(tmp);
-    Profile p = importer::import_perf_data(bytes, file, import_options(input), &writer);
+    Profile p = importer::import_perf_data(bytes.bytes(), file, import_options(input), &writer);
     if (::rename(tmp.c_str(), out.c_str()) != 0)
       throw Error(errno_message("cannot rename " + tmp + " to " + out, errno));
     std::fprintf(stderr, "kprof import: wrote %s: %llu samples of %s%s\n", out.c_str(),

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
 
 namespace kprof::cli {
@@ -21,7 +22,17 @@ importer::ImportOptions import_options(const InputOptions& options) {
   o.kallsyms_file = options.kallsyms;
   o.running.release = collector::kernel_release();
   o.running.build_id = collector::kernel_build_id();
-  o.running.kallsyms = [] { return collector::read_kallsyms(); };
+  // This boot's kallsyms as kprof record keeps it (collector/kallsyms_cache.h):
+  // the kernel printing /proc/kallsyms again would be a third of reading a
+  // large perf.data.
+  o.running.kallsyms = [] {
+    const collector::KallsymsCache cache(collector::KallsymsCache::default_dir());
+    if (auto snapshot = cache.load(collector::read_modules())) return std::move(snapshot->text);
+    collector::KallsymsSnapshot fresh = collector::read_kallsyms_snapshot();
+    cache.store(fresh.chunk, collector::read_modules());
+    return std::move(fresh.text);
+  };
+  o.running.kallsyms_now = [] { return collector::read_kallsyms(); };
   o.running.modules = [] { return collector::read_modules(); };
   if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) {
     o.buildid_dir = dir;

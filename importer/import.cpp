@@ -14,6 +14,7 @@
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/kernel_symbols.h"
+#include "core/mapped_file.h"
 #include "core/records.h"
 #include "importer/perf_data.h"
 #include "symbolizer/profile_symbols.h"
@@ -70,6 +71,7 @@ struct KernelText {
   std::string kallsyms, modules;
   std::string source;  // "" when none was found
   std::string why_none;
+  bool running = false;  // this machine's
 };
 
 std::optional<std::string> read_optional(const std::string& path) {
@@ -104,6 +106,7 @@ KernelText find_kernel_text(const PerfDataHeader& h, const std::string& kernel_b
   if (release_matches && id_matches && run.kallsyms) {
     k.kallsyms = run.kallsyms();
     if (run.modules) k.modules = run.modules();
+    k.running = true;
     k.source = "this machine's /proc/kallsyms (same kernel: " + run.release +
                (kernel_build_id.empty() ? ", the recording has no kernel build-id"
                                         : ", build-id " + kernel_build_id.substr(0, 12)) +
@@ -341,8 +344,6 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
       (h.perf_version.empty() ? std::string() : " (perf " + h.perf_version + ")") +
       (h.pipe ? ", a pipe-mode stream" : ""));
   for (const std::string& n : h.notices) run.notices.push_back("perf.data: " + n);
-  KernelText kernel = find_kernel_text(h, run.kernel_build_id, options);
-
   if (writer) writer->write_chunk(ChunkType::Meta, encode_run_info(run));
   AddressAggregator agg(run.event.callchains);
   ImportSink sink(agg, ids, writer);
@@ -395,6 +396,12 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
 
   // Kernel names: the kallsyms found, moved by the KASLR offset when it is
   // of another boot than the recording.
+  const AddressCounts& counts = agg.counts();
+  KernelText kernel = find_kernel_text(h, run.kernel_build_id, options);
+  if (kernel.running && options.running.kallsyms_now &&
+      !kernel_ips_in_boot_static_text(counts, KernelSymbols::parse(kernel.kallsyms, kernel.modules))) {
+    kernel.kallsyms = options.running.kallsyms_now();
+  }
   if (!kernel.source.empty() && sink.kernel_text) {
     const uint64_t text = text_address(kernel.kallsyms);
     if (text != 0 && text != *sink.kernel_text) {
@@ -403,7 +410,6 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
       kernel.source += "; moved by the KASLR offset of the recording's boot";
     }
   }
-  const AddressCounts& counts = agg.counts();
   uint64_t kernel_samples = 0;
   for (const auto& [key, c] : counts.counts) {
     if (key.mode == Mode::Kernel) kernel_samples += c.samples;
@@ -510,6 +516,11 @@ InputFormat file_format(const std::string& path) {
 }
 
 Profile load_any(const std::string& path, const ImportOptions& options) {
+  // A perf.data may be large: read in place, not copied.
+  if (file_format(path) == InputFormat::PerfData) {
+    const MappedFile file = MappedFile::open(path);
+    return import_perf_data(file.bytes(), path, options);
+  }
   std::vector<uint8_t> bytes = read_file_bytes(path);
   const std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), 4096));
   switch (sniff_format(head)) {

@@ -47,7 +47,11 @@ const char* input_format_name(InputFormat f);  // "kprof profile", "perf.data", 
 struct RunningKernel {
   std::string release;   // uname -r
   std::string build_id;  // hex, from /sys/kernel/notes; "" when unknown
-  std::function<std::string()> kallsyms, modules;
+  // kallsyms: this boot's snapshot, maybe kept from earlier (cheap);
+  // kallsyms_now: /proc/kallsyms read now, for kernel samples in text that
+  // comes and goes within a boot (BPF programs, trampolines), which an
+  // earlier snapshot may not know (KernelSymbols::in_boot_static_text).
+  std::function<std::string()> kallsyms, kallsyms_now, modules;
 };
 
 struct ImportOptions {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <csignal>
 #include <map>
@@ -331,6 +332,25 @@ TEST_F(ImportE2E, DiffOfKprofAndPerfRecordingsIsNoise) {
     EXPECT_TRUE(!cell["q"].is_number() || cell["q"].get<double>() >= 0.001)
         << j["rows"][i]["name"] << ": " << cell.dump();
   }
+}
+
+// The recording's build-ids check the binaries here: one replaced since
+// (another program at the same path) is named in a warning and not read.
+TEST_F(ImportE2E, ChangedBinaryIsNamedAndNotRead) {
+  const std::string prog = dir_.file("prog");
+  std::filesystem::copy_file(program("kprof_prog_hotcold"), prog);
+  const std::string f = perf_record("changed.data", {}, {prog, "0.5"});
+  if (HasFailure()) return;
+  RunResult before = kprof({"report", f, "--csv", "-"});
+  ASSERT_EQ(before.exit_code, 0) << before.describe();
+  EXPECT_NE(before.out.find("kprof_hot"), std::string::npos) << before.out;
+  std::filesystem::remove(prog);
+  std::filesystem::copy_file(program("kprof_prog_syscalls"), prog);
+  RunResult after = kprof({"report", f});
+  ASSERT_EQ(after.exit_code, 0) << after.describe();
+  EXPECT_NE(after.out.find(prog + ": build-id differs from the recording's"), std::string::npos)
+      << after.out;
+  EXPECT_EQ(after.out.find("kprof_hot"), std::string::npos) << after.out;
 }
 
 TEST_F(ImportE2E, BadPerfDataIsOneLine) {

@@ -1,0 +1,54 @@
+#include "core/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "core/error.h"
+
+namespace kprof {
+
+MappedFile MappedFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ENOENT) throw Error("cannot open " + path + ": no such file");
+    throw Error(errno_message("cannot open " + path, e));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
+  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a profile");
+  if (!S_ISREG(st.st_mode)) throw Error(path + " is not a regular file: give a file to map");
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) return MappedFile(nullptr, 0);
+  void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) throw Error(errno_message("cannot map " + path, errno));
+  ::madvise(base, size, MADV_SEQUENTIAL);
+  return MappedFile(base, size);
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept
+    : base_(std::exchange(o.base_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+  if (this != &o) {
+    if (base_ != nullptr) ::munmap(base_, size_);
+    base_ = std::exchange(o.base_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (base_ != nullptr) ::munmap(base_, size_);
+}
+
+}  // namespace kprof
