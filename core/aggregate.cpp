@@ -37,6 +37,7 @@ uint32_t AddressAggregator::mapping_index(Map& m) {
 }
 
 void AddressAggregator::on_mmap(const Mmap& m) {
+  last_ = {};  // maps change (or may move)
   if (m.len == 0) return;
   const uint64_t start = m.start;
   const uint64_t end = m.start + m.len < m.start ? UINT64_MAX : m.start + m.len;
@@ -65,6 +66,7 @@ void AddressAggregator::on_mmap(const Mmap& m) {
 }
 
 void AddressAggregator::on_comm(const Comm& c) {
+  last_ = {};  // maps change (or may move)
   if (c.exec) maps_.erase(c.pid);
   // A process's name is its main thread's; other threads' names only stand in.
   auto [it, inserted] = counts_.comms.try_emplace(c.pid, c.comm);
@@ -72,6 +74,7 @@ void AddressAggregator::on_comm(const Comm& c) {
 }
 
 void AddressAggregator::on_fork(const Fork& f) {
+  last_ = {};  // maps change (or may move)
   if (f.pid == f.ppid) return;  // a new thread shares its process's maps
   auto child = maps_.find(f.pid);
   if (child != maps_.end() && !child->second.empty()) return;
@@ -82,6 +85,7 @@ void AddressAggregator::on_fork(const Fork& f) {
 }
 
 void AddressAggregator::on_exit(const Fork& f) {
+  last_ = {};  // maps change (or may move)
   if (f.pid == f.tid) maps_.erase(f.pid);
 }
 
@@ -90,12 +94,19 @@ void AddressAggregator::on_lost(const Lost& l) {
 }
 
 uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
+  // Consecutive samples are mostly of one process in one mapping: try the
+  // last one found before searching.
+  if (last_.maps != nullptr && last_.pid == pid && last_.index < last_.maps->size()) {
+    Map& m = (*last_.maps)[last_.index];
+    if (ip >= m.start && ip < m.end) return mapping_index(m);
+  }
   auto it = maps_.find(pid);
   if (it == maps_.end()) return AddressCounts::kNoMapping;
   auto& maps = it->second;
   auto m = std::upper_bound(maps.begin(), maps.end(), ip,
                             [](uint64_t ip, const Map& m) { return ip < m.start; });
   if (m == maps.begin() || ip >= std::prev(m)->end) return AddressCounts::kNoMapping;
+  last_ = {pid, &maps, static_cast<size_t>(std::prev(m) - maps.begin())};
   return mapping_index(*std::prev(m));
 }
 
@@ -103,7 +114,13 @@ void AddressAggregator::on_sample(const Sample& s) {
   ++counts_.samples;
   AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
   if (s.mode == Mode::User) key.mapping = mapping_of(s.pid, s.ip);
-  Counts& c = counts_.counts[key];
+  // A small direct-mapped cache in front of the map: a profile has few
+  // distinct addresses (hundreds to thousands) and millions of samples, and
+  // the map's own lookup (a division by its prime bucket count) was most of
+  // the cost. Map nodes never move, so the cached pointers stay valid.
+  Recent& r = recent_[AddressCounts::KeyHash{}(key) & (kRecent - 1)];
+  if (r.counts == nullptr || !(r.key == key)) r = {key, &counts_.counts[key]};
+  Counts& c = *r.counts;
   ++c.samples;
   c.period += s.period;
   if (counts_.with_stacks) add_stack(s, key.mapping);

@@ -12,6 +12,7 @@
 //    elsewhere, which keeps user samples by image as "[unknown]").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -70,6 +71,18 @@ class AddressAggregator : public RecordSink {
   // `stacks` (a -g recording): also count each sample's call stack, its leaf
   // alone when it has no chain, so the stacks hold every sample.
   explicit AddressAggregator(bool stacks = false) { counts_.with_stacks = stacks; }
+  // recent_ and last_ point into this object's maps: a copy or move starts
+  // with them empty.
+  AddressAggregator(const AddressAggregator& o)
+      : maps_(o.maps_), counts_(o.counts_), frame_ids_(o.frame_ids_) {}
+  AddressAggregator(AddressAggregator&& o) noexcept
+      : maps_(std::move(o.maps_)),
+        counts_(std::move(o.counts_)),
+        frame_ids_(std::move(o.frame_ids_)) {
+    o.forget_recent();
+  }
+  AddressAggregator& operator=(const AddressAggregator&) = delete;
+  AddressAggregator& operator=(AddressAggregator&&) = delete;
   void on_sample(const Sample&) override;
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
@@ -90,8 +103,23 @@ class AddressAggregator : public RecordSink {
     Mmap mmap;
   };
   uint32_t mapping_index(Map& m);
+  void forget_recent() {
+    recent_ = {};
+    last_ = {};
+  }
   std::unordered_map<uint32_t, std::vector<Map>> maps_;  // pid -> maps sorted by start
+  struct LastMap {  // where mapping_of() last found an ip; cleared when maps change
+    uint32_t pid = 0;
+    std::vector<Map>* maps = nullptr;
+    size_t index = 0;
+  } last_;
   AddressCounts counts_;
+  static constexpr size_t kRecent = 1024;  // a power of two
+  struct Recent {
+    AddressCounts::Key key{};
+    Counts* counts = nullptr;  // counts_.counts[key]
+  };
+  std::array<Recent, kRecent> recent_{};
   std::unordered_map<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
   AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
 };

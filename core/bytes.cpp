@@ -51,38 +51,9 @@ void ByteReader::fail(std::string_view what) const {
               std::to_string(pos_) + " (" + std::to_string(left()) + " bytes left)");
 }
 
-void ByteReader::need(size_t n, std::string_view field) {
-  if (n > left()) {
-    fail("truncated " + std::string(field) + " (needs " + std::to_string(n) + " bytes)");
-  }
-}
-
-uint8_t ByteReader::u8() {
-  need(1, "u8");
-  return data_[pos_++];
-}
-
-uint16_t ByteReader::u16() {
-  need(2, "u16");
-  uint16_t v = static_cast<uint16_t>(data_[pos_] | (data_[pos_ + 1] << 8));
-  pos_ += 2;
-  return v;
-}
-
-uint32_t ByteReader::u32() {
-  need(4, "u32");
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(data_[pos_ + i]) << (8 * i);
-  pos_ += 4;
-  return v;
-}
-
-uint64_t ByteReader::u64() {
-  need(8, "u64");
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(data_[pos_ + i]) << (8 * i);
-  pos_ += 8;
-  return v;
+void ByteReader::fail_truncated(size_t n, const char* field) const {
+  const std::string name = field ? std::string(field) : std::to_string(n) + "-byte field";
+  fail("truncated " + name + " (needs " + std::to_string(n) + " bytes)");
 }
 
 uint64_t ByteReader::varint() {
@@ -119,13 +90,6 @@ std::string_view ByteReader::str() {
     fail("string of " + std::to_string(n) + " bytes is longer than the data");
   }
   std::string_view s(reinterpret_cast<const char*>(data_.data() + pos_), n);
-  pos_ += n;
-  return s;
-}
-
-std::span<const uint8_t> ByteReader::raw(size_t n) {
-  need(n, std::to_string(n) + "-byte field");
-  auto s = data_.subspan(pos_, n);
   pos_ += n;
   return s;
 }

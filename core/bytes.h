@@ -7,8 +7,10 @@
 // zigzag maps signed deltas to small unsigned numbers.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,14 +46,24 @@ class ByteReader {
   ByteReader(std::span<const uint8_t> data, std::string_view context)
       : data_(data), context_(context) {}
 
-  uint8_t u8();
-  uint16_t u16();
-  uint32_t u32();
-  uint64_t u64();
+  // The fixed-size reads are inline: decoders call them for every field of
+  // millions of records.
+  uint8_t u8() {
+    need(1, "u8");
+    return data_[pos_++];
+  }
+  uint16_t u16() { return fixed<uint16_t>("u16"); }
+  uint32_t u32() { return fixed<uint32_t>("u32"); }
+  uint64_t u64() { return fixed<uint64_t>("u64"); }
   uint64_t varint();
   int64_t svarint();
   std::string_view str();  // view into the underlying data
-  std::span<const uint8_t> raw(size_t n);
+  std::span<const uint8_t> raw(size_t n) {
+    need(n, nullptr);
+    auto s = data_.subspan(pos_, n);
+    pos_ += n;
+    return s;
+  }
   // A count that will size an allocation: checked against the bytes left,
   // assuming each element needs at least `min_element_bytes`.
   size_t count(size_t min_element_bytes);
@@ -63,7 +75,25 @@ class ByteReader {
   [[noreturn]] void fail(std::string_view what) const;
 
  private:
-  void need(size_t n, std::string_view field);
+  // `field` nullptr: "N-byte field". The message is made only on failure.
+  void need(size_t n, const char* field) {
+    if (n > left()) [[unlikely]]
+      fail_truncated(n, field);
+  }
+  [[noreturn]] void fail_truncated(size_t n, const char* field) const;
+  template <typename T>
+  T fixed(const char* field) {
+    need(sizeof(T), field);
+    T v;
+    std::memcpy(&v, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    if constexpr (std::endian::native == std::endian::big) {
+      T le = 0;
+      for (size_t i = 0; i < sizeof(T); ++i) le = static_cast<T>((le << 8) | ((v >> (8 * i)) & 0xff));
+      v = le;
+    }
+    return v;
+  }
   std::span<const uint8_t> data_;
   std::string_view context_;
   size_t pos_ = 0;

@@ -414,7 +414,7 @@ Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
       case ChunkType::Records:
         return records != nullptr;
       case ChunkType::Meta:
-        return !have_meta;
+        return true;  // the last one wins (kprof import writes it again at the end)
       case ChunkType::Kallsyms:
       case ChunkType::Modules:
       case ChunkType::Summary:

@@ -164,7 +164,7 @@ class ProfileReader {
 // a Records chunk that fails to decode ends the walk as damage, after the
 // records before the damage were delivered). Throws kprof::Error for header
 // problems and when no Meta chunk could be read. When a file holds several
-// Summary or Histogram chunks (appended twice), the last one wins.
+// Meta, Summary or Histogram chunks (appended later), the last one wins.
 struct Profile {
   std::string path;
   RunInfo run;

@@ -29,7 +29,9 @@ MappedFile MappedFile::open(const std::string& path) {
   if (!S_ISREG(st.st_mode)) throw Error(path + " is not a regular file: give a file to map");
   const size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) return MappedFile(nullptr, 0);
-  void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // MAP_POPULATE: the pages are read in one go (the file is read whole anyway),
+  // not one page fault at a time: 12% of reading a large perf.data.
+  void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (base == MAP_FAILED) throw Error(errno_message("cannot map " + path, errno));
   ::madvise(base, size, MADV_SEQUENTIAL);
   return MappedFile(base, size);

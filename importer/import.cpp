@@ -502,6 +502,16 @@ Profile listing_profile(TableListing listing, const std::string& name) {
     sm.stop_reason = "listing";
     p.summary = sm;
   }
+  // A top-N listing leaves rows out: what they held is one row, so every
+  // share stays a share of the whole recording (as listed), not of the rows.
+  const uint64_t whole = listing.has_counts ? listing.total.value_or(0) : 1000000;
+  const uint64_t listed = listing.histogram.total_samples();
+  if (whole > listed) {
+    Histogram& h = listing.histogram;
+    h.images.push_back({"[not listed]", ""});
+    h.rows.push_back({static_cast<uint32_t>(h.images.size() - 1), "[not listed]", Mode::Unknown,
+                      whole - listed, 0});
+  }
   p.histogram = std::move(listing.histogram);
   p.status.complete = true;
   return p;

@@ -396,7 +396,9 @@ SideSummary summarize_side(const DiffSide& side, const std::string& label,
     }
   }
   if (out.samples == 0) {  // no Summary chunk: count what the histograms hold
-    for (const DiffRun& run : side.runs) out.samples += run.samples();
+    for (const DiffRun& run : side.runs) {
+      if (run.run.sample_counts) out.samples += run.samples();  // not shares
+    }
   }
   if (with_rates) {
     const double n = static_cast<double>(with_rates);

@@ -73,7 +73,7 @@ void write_summary(std::ostream& out, const DiffResult& r) {
     } else {
       row.insert(row.end(), 6, "-");
     }
-    row.push_back(format_count(s.samples));
+    row.push_back(s.samples ? format_count(s.samples) : "-");
     row.push_back(format_count(s.lost));
     table.add_row(std::move(row));
   }

@@ -240,6 +240,9 @@ TEST_F(ImportE2E, CallGraphRecordingMatchesPerfAndHasStacks) {
   RunResult r = kprof({"report", f, "--children", "--top", "15"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("main"), std::string::npos) << "callers are in the stacks\n" << r.out;
+  RunResult folded = kprof({"export", f, "--format", "folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  EXPECT_NE(folded.out.find(";main;"), std::string::npos) << folded.out.substr(0, 2000);
 }
 
 TEST_F(ImportE2E, SystemWideRecordingMatchesPerf) {
@@ -250,6 +253,19 @@ TEST_F(ImportE2E, SystemWideRecordingMatchesPerf) {
   RunResult info = kprof({"info", f});
   ASSERT_EQ(info.exit_code, 0) << info.describe();
   EXPECT_NE(info.out.find("system-wide"), std::string::npos) << info.out;
+}
+
+TEST_F(ImportE2E, PipeModeStreamReportsAsTheFileWould) {
+  const std::string f = dir_.file("pipe.data");
+  RunResult rec = run({"/bin/sh", "-c",
+                       std::string(kPerf) + " record -e cpu-clock -F 999 -o - -- " +
+                           program("kprof_prog_hotcold") + " 1 > '" + f + "'"},
+                      dir_.path(), 60);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  EXPECT_EQ(kprof_samples(f), perf_sample_count(f));
+  expect_same_top(f);
+  RunResult r = kprof({"report", f, "--top", "3"});
+  EXPECT_NE(r.out.find("a pipe-mode stream"), std::string::npos) << r.out;
 }
 
 TEST_F(ImportE2E, SeveralEventsShowOneAndEventPicksAnother) {

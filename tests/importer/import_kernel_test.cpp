@@ -3,6 +3,8 @@
 // perf's build-id cache, else none with a notice; a kallsyms of another
 // boot moved by the KASLR offset; the event picked with --event. Built on
 // synthetic files (perf_data_builder.h) and an injected "running kernel".
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -67,7 +69,10 @@ std::vector<uint8_t> recording(uint64_t recorded_text = kText) {
 }
 
 struct Fixture : ::testing::Test {
-  std::string dir = ::testing::TempDir() + "/kprof_import_kernel";
+  // One directory per test: ctest runs them side by side.
+  std::string dir = ::testing::TempDir() + "/kprof_import_kernel_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                    std::to_string(::getpid());
   void SetUp() override {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);

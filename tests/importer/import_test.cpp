@@ -13,6 +13,7 @@
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/text_files.h"
 
 namespace kprof::importer {
@@ -143,5 +144,43 @@ TEST(LoadAny, NamesAFileOfNoKnownFormat) {
   EXPECT_EQ(file_format(dir + "/kprof_no_such_file"), InputFormat::Unknown);
 }
 
+// ------------------------------------------------------------------ the CLI
+
+namespace cli {
+
+std::string data(const std::string& name) {
+  return std::string(KPROF_SOURCE_DIR) + "/tests/importer/data/" + name;
+}
+
+// Seed 001's two kernels, split into two shares-only opreport listings:
+// `kprof diff` labels them by file name, gives Δ, and no verdict.
+TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
+  const std::string dir = ::testing::TempDir();
+  const test::CliRun d = test::run_cli(KPROF_BINARY,
+                                       "diff " + test::shell_quote(data("listing_seed001_base.txt")) +
+                                           " " + test::shell_quote(data("listing_seed001_new.txt")),
+                                       dir);
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("listing_seed001_base.txt"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("no counts: no noise verdict"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("mpt_interrupt"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("-0.5156"), std::string::npos) << "1.4696% -> 0.9540%\n" << d.out;
+  EXPECT_EQ(d.out.find("changed"), std::string::npos) << d.out;
+}
+
+// perf report -n lists counts: the report shows them and its header says
+// what the listing is.
+TEST(ListingCli, ReportOfAPerfListingWithCounts) {
+  const test::CliRun r = test::run_cli(
+      KPROF_BINARY, "report " + test::shell_quote(data("listing_perf_no_children.txt")),
+      ::testing::TempDir());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("a perf report listing: sample counts as listed"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("698"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spin"), std::string::npos) << r.out;
+}
+
+}  // namespace cli
 }  // namespace
 }  // namespace kprof::importer
