@@ -107,7 +107,6 @@ ProcStat parse_proc_stat(std::string_view text, uint64_t time_ns) {
 }
 
 std::string build_id_from_notes(std::span<const uint8_t> notes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   ByteReader r(notes, "kernel notes");
   auto pad4 = [](uint64_t n) { return (n + 3) & ~uint64_t{3}; };
   try {
@@ -120,12 +119,7 @@ std::string build_id_from_notes(std::span<const uint8_t> notes) {
       auto desc = r.raw(pad4(descsz)).first(descsz);
       bool gnu = namesz == 4 && std::equal(name.begin(), name.begin() + 4, "GNU");
       if (type == 3 && gnu) {
-        std::string hex;
-        for (uint8_t b : desc) {
-          hex += kDigits[b >> 4];
-          hex += kDigits[b & 15];
-        }
-        return hex;
+        return hex_bytes(desc);
       }
     }
   } catch (const Error&) {

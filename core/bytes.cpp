@@ -118,4 +118,15 @@ uint32_t crc32(std::span<const uint8_t> data, uint32_t seed) {
   return static_cast<uint32_t>(c);
 }
 
+std::string hex_bytes(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    s += kDigits[b >> 4];
+    s += kDigits[b & 15];
+  }
+  return s;
+}
+
 }  // namespace kprof

@@ -101,4 +101,7 @@ class ByteReader {
 
 uint32_t crc32(std::span<const uint8_t> data, uint32_t seed = 0);
 
+// Lower-case hex of each byte in order ("0a1b..."), as build-ids are written.
+std::string hex_bytes(std::span<const uint8_t> bytes);
+
 }  // namespace kprof

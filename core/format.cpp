@@ -14,6 +14,7 @@
 
 #include "core/bytes.h"
 #include "core/error.h"
+#include "core/mapped_file.h"
 #include "core/records.h"
 
 namespace kprof {
@@ -72,23 +73,10 @@ std::string open_error(const std::string& path, int e) {
 }  // namespace
 
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    if (e == ENOENT)
-      throw Error("cannot open " + path + ": no such file (record one with kprof record -o " +
-                  path + ")");
-    throw Error(errno_message("cannot open " + path, e));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
-  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a profile");
+  const InputFile in = InputFile::open(path, "record one with kprof record -o " + path);
+  const int fd = in.fd();
   std::vector<uint8_t> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  if (in.regular()) bytes.reserve(static_cast<size_t>(in.size()));
   uint8_t buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);

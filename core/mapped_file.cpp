@@ -12,22 +12,41 @@
 
 namespace kprof {
 
-MappedFile MappedFile::open(const std::string& path) {
+InputFile InputFile::open(const std::string& path, const std::string& missing_hint) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
-    if (e == ENOENT) throw Error("cannot open " + path + ": no such file");
+    if (e == ENOENT) {
+      throw Error("cannot open " + path + ": no such file" +
+                  (missing_hint.empty() ? "" : " (" + missing_hint + ")"));
+    }
     throw Error(errno_message("cannot open " + path, e));
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
-  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a profile");
-  if (!S_ISREG(st.st_mode)) throw Error(path + " is not a regular file: give a file to map");
-  const size_t size = static_cast<size_t>(st.st_size);
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw Error(errno_message("cannot stat " + path, e));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(path + " is a directory, not a profile");
+  }
+  return InputFile(fd, S_ISREG(st.st_mode), static_cast<uint64_t>(st.st_size));
+}
+
+InputFile::InputFile(InputFile&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), regular_(o.regular_), size_(o.size_) {}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+MappedFile MappedFile::open(const std::string& path) {
+  const InputFile in = InputFile::open(path);
+  if (!in.regular()) throw Error(path + " is not a regular file: give a file to map");
+  const int fd = in.fd();
+  const size_t size = static_cast<size_t>(in.size());
   if (size == 0) return MappedFile(nullptr, 0);
   // MAP_POPULATE: the pages are read in one go (the file is read whole anyway),
   // not one page fault at a time: 12% of reading a large perf.data.

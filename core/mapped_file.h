@@ -1,4 +1,5 @@
-// A whole file mapped read-only: the bytes of a large input (a perf.data of
+// Input files: opened read-only with one set of error messages (InputFile),
+// and a whole file mapped read-only: the bytes of a large input (a perf.data of
 // millions of samples) without copying them into memory first. Owns the
 // mapping (munmap on destruction); the fd is closed once mapped.
 #pragma once
@@ -8,6 +9,29 @@
 #include <string>
 
 namespace kprof {
+
+// A file opened read-only for input, with what fstat said of it; owns the fd.
+// Throws kprof::Error naming the file when it is missing ("no such file",
+// then `missing_hint` when given), unreadable, or a directory.
+class InputFile {
+ public:
+  static InputFile open(const std::string& path, const std::string& missing_hint = "");
+  InputFile(InputFile&& o) noexcept;
+  InputFile& operator=(InputFile&&) = delete;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  int fd() const { return fd_; }
+  bool regular() const { return regular_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  InputFile(int fd, bool regular, uint64_t size) : fd_(fd), regular_(regular), size_(size) {}
+  int fd_ = -1;
+  bool regular_ = false;
+  uint64_t size_ = 0;
+};
 
 class MappedFile {
  public:

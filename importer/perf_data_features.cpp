@@ -57,16 +57,6 @@ std::string header_string(ByteReader& r) {
   return std::string(reinterpret_cast<const char*>(bytes.data()), n);
 }
 
-std::string hex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
-  }
-  return s;
-}
-
 // BUILD_ID: build_id records (header, pid, 20 id bytes padded to 24,
 // filename NUL-padded to the record's size), back to back.
 std::vector<PerfBuildId> build_ids(std::span<const uint8_t> bytes) {
@@ -83,7 +73,7 @@ std::vector<PerfBuildId> build_ids(std::span<const uint8_t> bytes) {
     const auto name = r.raw(size - kBuildIdRecord);
     PerfBuildId b;
     const size_t id_size = (misc & kMiscBuildIdSize) ? std::min<size_t>(id[20], 20) : 20;
-    b.build_id = hex(id.first(id_size));
+    b.build_id = hex_bytes(id.first(id_size));
     const void* nul = std::memchr(name.data(), 0, name.size());
     b.filename.assign(reinterpret_cast<const char*>(name.data()),
                       nul ? static_cast<const uint8_t*>(nul) - name.data() : name.size());

@@ -65,16 +65,6 @@ std::string padded_string(std::span<const uint8_t> bytes, const char* what) {
                      static_cast<const uint8_t*>(nul) - bytes.data());
 }
 
-std::string hex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += kDigits[b >> 4];
-    s += kDigits[b & 15];
-  }
-  return s;
-}
-
 // The counter values of PERF_SAMPLE_READ (read_format decides their shape);
 // kprof does not use them.
 void skip_read_values(ByteReader& r, uint64_t read_format) {
@@ -160,7 +150,7 @@ void decode_mmap(ByteReader& r, bool v2, uint16_t misc, uint64_t time, RecordSin
       uint8_t size = r.u8();
       r.raw(3);
       auto id = r.raw(20);
-      m.build_id = hex(id.first(std::min<size_t>(size, 20)));
+      m.build_id = hex_bytes(id.first(std::min<size_t>(size, 20)));
     } else {
       r.raw(24);  // maj, min, ino, ino_generation
     }

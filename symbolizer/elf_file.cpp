@@ -85,16 +85,6 @@ ElfFile ElfFile::from_memory(std::span<const uint8_t> bytes, std::string* error)
   return f;
 }
 
-static std::string to_hex(const uint8_t* p, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s += kDigits[p[i] >> 4];
-    s += kDigits[p[i] & 15];
-  }
-  return s;
-}
 
 // NT_GNU_BUILD_ID from any SHT_NOTE section; gelf_getnote bounds-checks each
 // note against the section data.
@@ -112,7 +102,7 @@ static std::string read_build_id(Elf* elf) {
       if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
           std::memcmp(base + name_off, "GNU", 4) == 0 && nhdr.n_descsz > 0 && nhdr.n_descsz <= 64 &&
           desc_off <= data->d_size && nhdr.n_descsz <= data->d_size - desc_off) {
-        return to_hex(base + desc_off, nhdr.n_descsz);
+        return hex_bytes({base + desc_off, nhdr.n_descsz});
       }
     }
   }
