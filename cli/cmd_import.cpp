@@ -20,8 +20,7 @@
 namespace kprof::cli {
 
 int cmd_import(int argc, char** argv) {
-  CLI::App app{"Convert a perf.data recording into a self-contained kprof profile",
-               "kprof import"};
+  CLI::App app{"Convert a perf.data recording into a self-contained kprof profile", "kprof import"};
   std::string file = "perf.data";
   std::string out;
   InputOptions input;

@@ -45,7 +45,8 @@ int cmd_report(int argc, char** argv) {
   size_t depth = 3;
   ReportOptions opts;
   InputOptions input;
-  app.add_option("FILE", file, "profile to read: .kprof, perf.data, or an opreport / perf report listing")
+  app.add_option("FILE", file,
+                 "profile to read: .kprof, perf.data, or an opreport / perf report listing")
       ->capture_default_str();
   add_input_options(app, input);
   app.add_option("--top,-n", opts.top,

@@ -74,7 +74,7 @@ void AddressAggregator::on_comm(const Comm& c) {
 }
 
 void AddressAggregator::on_fork(const Fork& f) {
-  last_ = {};  // maps change (or may move)
+  last_ = {};                   // maps change (or may move)
   if (f.pid == f.ppid) return;  // a new thread shares its process's maps
   auto child = maps_.find(f.pid);
   if (child != maps_.end() && !child->second.empty()) return;

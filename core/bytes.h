@@ -89,7 +89,8 @@ class ByteReader {
     pos_ += sizeof(T);
     if constexpr (std::endian::native == std::endian::big) {
       T le = 0;
-      for (size_t i = 0; i < sizeof(T); ++i) le = static_cast<T>((le << 8) | ((v >> (8 * i)) & 0xff));
+      for (size_t i = 0; i < sizeof(T); ++i)
+        le = static_cast<T>((le << 8) | ((v >> (8 * i)) & 0xff));
       v = le;
     }
     return v;

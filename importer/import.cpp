@@ -399,7 +399,8 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   const AddressCounts& counts = agg.counts();
   KernelText kernel = find_kernel_text(h, run.kernel_build_id, options);
   if (kernel.running && options.running.kallsyms_now &&
-      !kernel_ips_in_boot_static_text(counts, KernelSymbols::parse(kernel.kallsyms, kernel.modules))) {
+      !kernel_ips_in_boot_static_text(counts,
+                                      KernelSymbols::parse(kernel.kallsyms, kernel.modules))) {
     kernel.kallsyms = options.running.kallsyms_now();
   }
   if (!kernel.source.empty() && sink.kernel_text) {

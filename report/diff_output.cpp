@@ -129,15 +129,17 @@ std::string noise_line(const DiffResult& r, size_t s, size_t tested) {
     return f == "opreport" || f == "perf report";
   };
   if (r.noise[s] == NoiseMethod::None) {
-    return line + "no counts: no noise verdict (a listing of shares only; list sample counts, "
-                  "e.g. perf report -n, or diff the recordings themselves)";
+    return line +
+           "no counts: no noise verdict (a listing of shares only; list sample counts, "
+           "e.g. perf report -n, or diff the recordings themselves)";
   }
   if (r.noise[s] == NoiseMethod::RunVariance) {
     line += "run-to-run variance (" + std::to_string(r.summary[0].runs) + " vs " +
             std::to_string(r.summary[s].runs) + " runs): Welch " + level + " interval on Δpp";
   } else if (listing(0) || listing(s)) {
-    line += "sampling statistics from the listed counts (a listing has no runs to compare): " +
-            level + " Newcombe interval on Δpp";
+    line +=
+        "sampling statistics from the listed counts (a listing has no runs to compare): " + level +
+        " Newcombe interval on Δpp";
   } else {
     line +=
         "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +

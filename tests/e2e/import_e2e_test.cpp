@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -151,8 +151,10 @@ class ImportE2E : public ::testing::Test {
   // perf's own count of the samples in `file` (every event).
   uint64_t perf_sample_count(const std::string& file, const std::string& event = "") {
     std::string cmd = std::string(kPerf) + " script -i '" + file + "' -F event 2>/dev/null";
-    if (!event.empty()) cmd += " | grep -c '^ *" + event + ":'";
-    else cmd += " | wc -l";
+    if (!event.empty())
+      cmd += " | grep -c '^ *" + event + ":'";
+    else
+      cmd += " | wc -l";
     RunResult r = run({"/bin/sh", "-c", cmd}, dir_.path(), 60);
     return std::stoull(r.out.empty() ? "0" : r.out);
   }
@@ -232,8 +234,7 @@ TEST_F(ImportE2E, KernelFunctionsAreNamed) {
 }
 
 TEST_F(ImportE2E, CallGraphRecordingMatchesPerfAndHasStacks) {
-  const std::string f =
-      perf_record("tree.data", {"-g"}, {program("kprof_prog_calltree"), "1.5"});
+  const std::string f = perf_record("tree.data", {"-g"}, {program("kprof_prog_calltree"), "1.5"});
   if (HasFailure()) return;
   EXPECT_EQ(kprof_samples(f), perf_sample_count(f));
   expect_same_top(f, {"--no-children"});
@@ -269,8 +270,8 @@ TEST_F(ImportE2E, PipeModeStreamReportsAsTheFileWould) {
 }
 
 TEST_F(ImportE2E, SeveralEventsShowOneAndEventPicksAnother) {
-  const std::string f = perf_record("two.data", {}, {program("kprof_prog_hotcold"), "1"},
-                                    "cpu-clock,task-clock");
+  const std::string f =
+      perf_record("two.data", {}, {program("kprof_prog_hotcold"), "1"}, "cpu-clock,task-clock");
   if (HasFailure()) return;
   RunResult r = kprof({"report", f, "--top", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -326,7 +327,8 @@ TEST_F(ImportE2E, ImportWritesAProfileThatReportsTheSame) {
 // the A/A test in diff_e2e_test.cpp), and different rates are warned about.
 TEST_F(ImportE2E, DiffOfKprofAndPerfRecordingsIsNoise) {
   const std::string a = dir_.file("a.kprof");
-  RunResult ra = kprof({"record", "-F", "499", "-o", a, "--", program("kprof_prog_hotcold"), "1.5"});
+  RunResult ra =
+      kprof({"record", "-F", "499", "-o", a, "--", program("kprof_prog_hotcold"), "1.5"});
   ASSERT_EQ(ra.exit_code, 0) << ra.describe();
   const std::string b = dir_.file("b.data");
   RunResult rb = run({kPerf, "record", "-e", "cpu-clock", "-F", "999", "-o", b, "--",
@@ -339,7 +341,8 @@ TEST_F(ImportE2E, DiffOfKprofAndPerfRecordingsIsNoise) {
   ASSERT_FALSE(j.is_discarded()) << d.out;
   bool rate_warning = false;
   for (const json& w : j["warnings"]) {
-    rate_warning |= w.get<std::string>().find("different sampling frequencies") != std::string::npos;
+    rate_warning |=
+        w.get<std::string>().find("different sampling frequencies") != std::string::npos;
   }
   EXPECT_TRUE(rate_warning) << j["warnings"].dump();
   const size_t n = std::min<size_t>(30, j["rows"].size());
@@ -382,8 +385,7 @@ TEST_F(ImportE2E, BadPerfDataIsOneLine) {
   write_text(other, "just some notes\nnothing to see\n");
   RunResult o = kprof({"report", other});
   EXPECT_EQ(o.exit_code, 1) << o.describe();
-  EXPECT_NE(o.err.find("not a kprof profile, a perf.data file, or an opreport"),
-            std::string::npos)
+  EXPECT_NE(o.err.find("not a kprof profile, a perf.data file, or an opreport"), std::string::npos)
       << o.err;
 }
 

@@ -31,11 +31,10 @@ constexpr const char* kBuildIdHex = "abcdef0123456789abcdef0123456789abcdef01";
 // kallsyms text with _text and two functions at `text` (the boot's base).
 std::string kallsyms_at(uint64_t text) {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%016llx T _text\n%016llx T kernel_hot_path\n%016llx T kernel_other\n",
-                static_cast<unsigned long long>(text),
-                static_cast<unsigned long long>(text + 0x1000),
-                static_cast<unsigned long long>(text + 0x2000));
+  std::snprintf(
+      buf, sizeof buf, "%016llx T _text\n%016llx T kernel_hot_path\n%016llx T kernel_other\n",
+      static_cast<unsigned long long>(text), static_cast<unsigned long long>(text + 0x1000),
+      static_cast<unsigned long long>(text + 0x2000));
   return buf;
 }
 
@@ -185,8 +184,9 @@ TEST_F(Fixture, EventPicksWhichSamplesAreShown) {
   ASSERT_TRUE(first.summary.has_value());
   EXPECT_EQ(first.summary->samples, 10u);
   EXPECT_EQ(first.run.event.name, "cpu-clock");
-  EXPECT_TRUE(has_notice(first, "holds 2 events: showing cpu-clock (10 samples); also "
-                                "task-clock (1 samples)"))
+  EXPECT_TRUE(has_notice(first,
+                         "holds 2 events: showing cpu-clock (10 samples); also "
+                         "task-clock (1 samples)"))
       << notices(first);
   o.event = "task-clock";
   const Profile task = import_perf_data(recording(), "t.data", o);

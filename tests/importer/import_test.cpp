@@ -113,9 +113,9 @@ TEST(ListingDiff, SharesOnlyGetDeltasButNoVerdict) {
 
 TEST(ListingDiff, CountsGetSamplingStatisticsFromTheListedCounts) {
   // 2,000 of 10,000 samples -> 1,000 of 10,000: far beyond sampling noise.
-  const DiffResult r = diff_two(
-      listing_profile(listing({{"hot", 2000}, {"rest", 8000}}, true), "a.txt"),
-      listing_profile(listing({{"hot", 1000}, {"rest", 9000}}, true), "b.txt"));
+  const DiffResult r =
+      diff_two(listing_profile(listing({{"hot", 2000}, {"rest", 8000}}, true), "a.txt"),
+               listing_profile(listing({{"hot", 1000}, {"rest", 9000}}, true), "b.txt"));
   EXPECT_EQ(r.noise[1], NoiseMethod::Sampling);
   const DiffRow* row = row_named(r, "hot");
   ASSERT_NE(row, nullptr);
@@ -156,10 +156,11 @@ std::string data(const std::string& name) {
 // `kprof diff` labels them by file name, gives Δ, and no verdict.
 TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
   const std::string dir = ::testing::TempDir();
-  const test::CliRun d = test::run_cli(KPROF_BINARY,
-                                       "diff " + test::shell_quote(data("listing_seed001_base.txt")) +
-                                           " " + test::shell_quote(data("listing_seed001_new.txt")),
-                                       dir);
+  const test::CliRun d =
+      test::run_cli(KPROF_BINARY,
+                    "diff " + test::shell_quote(data("listing_seed001_base.txt")) + " " +
+                        test::shell_quote(data("listing_seed001_new.txt")),
+                    dir);
   ASSERT_EQ(d.status, 0) << d.err;
   EXPECT_NE(d.out.find("listing_seed001_base.txt"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("no counts: no noise verdict"), std::string::npos) << d.out;
