@@ -123,6 +123,8 @@ int cmd_diff(int argc, char** argv) {
                  "profiles; '--' separates kernels when each has several runs")
       ->required();
   add_input_options(app, input);
+  std::string color = "auto";
+  add_color_option(app, color);
   app.add_option("--label", labels, "label per kernel, in order (default: its kernel release)")
       ->allow_extra_args(false);
   app.add_option("--score", scores,
@@ -153,6 +155,7 @@ int cmd_diff(int argc, char** argv) {
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   if (auto code = parse_args(app, args)) return *code;
   opts.by = parse_diff_by(by);
+  opts.color = use_color(color);
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");
   }

@@ -49,6 +49,8 @@ int cmd_report(int argc, char** argv) {
                  "profile to read: .kprof, perf.data, or an opreport / perf report listing")
       ->capture_default_str();
   add_input_options(app, input);
+  std::string color = "auto";
+  add_color_option(app, color);
   app.add_option("--top,-n", opts.top,
                  "rows to show in the table, or children per node in a --callers/--callees "
                  "tree (0: all)")
@@ -81,6 +83,7 @@ int cmd_report(int argc, char** argv) {
   callers_opt->excludes(callees_opt);
   children_opt->excludes(callers_opt)->excludes(callees_opt);
   if (auto code = parse_args(app, argc, argv)) return *code;
+  opts.color = use_color(color);
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
@@ -107,7 +110,7 @@ int cmd_report(int argc, char** argv) {
       if (!csv.empty())
         write_csv_file(csv, [&](std::ostream& o) { write_children_csv(o, stacks); });
       if (csv != "-") {
-        if (opts.header) write_report_header(std::cout, profile, hist);
+        if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
         write_children_table(std::cout, stacks, opts);
       }
     } else {
@@ -115,7 +118,7 @@ int cmd_report(int argc, char** argv) {
                                  : call_tree(stacks, callers, CallDirection::Callers, depth, file);
       if (!csv.empty()) write_csv_file(csv, [&](std::ostream& o) { write_call_tree_csv(o, tree); });
       if (csv != "-") {
-        if (opts.header) write_report_header(std::cout, profile, hist);
+        if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
         write_call_tree(std::cout, tree, opts);
       }
     }

@@ -1,7 +1,11 @@
 #include "cli/inputs.h"
 
-#include <cstdlib>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <string_view>
+
+#include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
 
@@ -40,6 +44,15 @@ importer::ImportOptions import_options(const InputOptions& options) {
     o.buildid_dir = std::string(home) + "/.debug";
   }
   return o;
+}
+
+bool use_color(const std::string& when) {
+  if (when == "always") return true;
+  if (when == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0') &&
+         term != nullptr && std::string_view(term) != "dumb";
 }
 
 Profile load_input(const std::string& path, const InputOptions& options) {

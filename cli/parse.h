@@ -29,4 +29,15 @@ std::optional<int> parse_args(CLI::App& app, Args&&... args) {
   return std::nullopt;
 }
 
+// --color=auto|always|never: terminal colours. auto: only when stdout is a
+// terminal, NO_COLOR is unset or empty, and TERM is set and not "dumb".
+inline void add_color_option(CLI::App& app, std::string& when) {
+  app.add_option("--color", when,
+                 "terminal colours: auto (a terminal, unless NO_COLOR is set or TERM=dumb), "
+                 "always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+bool use_color(const std::string& when);
+
 }  // namespace kprof::cli

@@ -66,6 +66,7 @@ struct DiffOptions {
   double percent_limit = 0;  // text tables: hide rows under this share on every side
   double alpha = 0.05;       // interval level (1 - alpha) and BH false discovery rate
   size_t name_width = 60;    // text tables: names cut with "…" beyond this
+  bool color = false;        // text: terminal colours (Δ of changed rows, noise dimmed)
 };
 
 struct DiffInput {

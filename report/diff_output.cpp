@@ -173,22 +173,32 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
     if (!shown(row, o)) continue;
     if (o.top && rows.size() == o.top) break;
     rows.push_back(&row);
+    // Colour: a changed row's Δ red (grew) or blue (shrank), one-sided marks
+    // magenta; a row within noise on every side dimmed whole.
+    bool all_noise = true;
+    for (size_t s = 1; s < r.labels.size(); ++s) {
+      all_noise = all_noise && (row.vs_base[s].within_noise || r.noise[s] == NoiseMethod::None);
+    }
     std::vector<std::string> cells = {format_percent(row.cells[0].pct)};
     for (size_t s = 1; s < r.labels.size(); ++s) {
       const DiffCompare& c = row.vs_base[s];
+      const bool changed = !c.within_noise && r.noise[s] != NoiseMethod::None;
       cells.push_back(format_percent(row.cells[s].pct));
-      cells.push_back(signed_pp(c.change.delta_pp));
+      cells.push_back(styled(signed_pp(c.change.delta_pp),
+                             c.change.delta_pp > 0 ? Style::Grew : Style::Shrank,
+                             o.color && changed));
       // The score interval is asymmetric near 0%: show both ends, not a "±".
       cells.push_back(std::isfinite(c.change.lo_pp) && std::isfinite(c.change.hi_pp)
                           ? "[" + signed_pp(c.change.lo_pp) + ", " + signed_pp(c.change.hi_pp) + "]"
                           : "unknown");
       cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
-                                                 : sidedness_mark(c.sided));
+                                                 : styled(sidedness_mark(c.sided), Style::OneSided,
+                                                          o.color && !all_noise));
       cells.push_back(verdict_name(c, r.noise[s]));
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row.image : row.name);
-    table.add_row(std::move(cells));
+    table.add_row(std::move(cells), style_code(Style::Dim, o.color && all_noise));
   }
   table.write(out);
   out << rows.size() << " of " << r.rows.size() << " rows shown";
@@ -260,7 +270,9 @@ void write_diff_text(std::ostream& out, const DiffResult& r) {
   for (size_t s = 1; s < r.labels.size(); ++s) out << (s > 1 ? ", " : " ") << r.labels[s];
   out << "\n";
   if (!r.warnings.empty()) out << "\n";
-  for (const std::string& w : r.warnings) out << "warning: " << w << "\n";
+  for (const std::string& w : r.warnings) {
+    out << styled("warning:", Style::Notice, r.options.color) << " " << w << "\n";
+  }
   out << "\n";
   write_summary(out, r);
   out << "\n";

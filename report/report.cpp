@@ -85,11 +85,14 @@ std::vector<ReportRow> report_rows(const Histogram& h, SortKey key, size_t parti
   return rows;
 }
 
-void write_report_header(std::ostream& out, const Profile& p, const ProfileHistogram& hist) {
+void write_report_header(std::ostream& out, const Profile& p, const ProfileHistogram& hist,
+                         bool color) {
+  const std::string notice = styled("# notice:", Style::Notice, color);
   const RunInfo& run = p.run;
   TextTable t({{""}, {""}});
   t.add_row({"# profile:", p.path.empty() ? "<memory>" : p.path});
-  t.add_row({"# event:", describe_event(run.event)});
+  t.add_row(
+      {styled("# event:", Style::Notice, color && run.event.fell_back), describe_event(run.event)});
   if (run.event.callchains) {
     t.add_row({"# callchains:",
                "frame pointers (-g); the flat table counts self samples, --children adds "
@@ -107,14 +110,15 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
     t.add_row({"# duration:", format_seconds(s.duration_ns)});
     t.add_row({"# samples:", format_count(s.samples)});
     if (s.lost) {
-      t.add_row({"# lost:", format_count(s.lost) + " (" +
-                                format_percent(percent_of(s.lost, s.samples + s.lost)) +
-                                "% of all samples)"});
+      t.add_row({styled("# lost:", Style::Notice, color),
+                 format_count(s.lost) + " (" +
+                     format_percent(percent_of(s.lost, s.samples + s.lost)) + "% of all samples)"});
     }
     if (s.throttled) {
-      t.add_row({"# throttled:", format_count(s.throttled) +
-                                     " times the kernel paused sampling: the rate is too high "
-                                     "for this machine (record again with a lower -F)"});
+      t.add_row({styled("# throttled:", Style::Notice, color),
+                 format_count(s.throttled) +
+                     " times the kernel paused sampling: the rate is too high "
+                     "for this machine (record again with a lower -F)"});
     }
     std::string exit = describe_exit(s.exit);
     if (!exit.empty()) {
@@ -130,11 +134,11 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   } else {
     t.add_row({"# samples:", format_count(recorded) + (hist.recovered ? " (recovered)" : "")});
   }
-  for (const std::string& n : run.notices) t.add_row({"# notice:", n});
+  for (const std::string& n : run.notices) t.add_row({notice, n});
   if (!hist.notice.empty()) {
-    t.add_row({"# notice:", hist.notice});
+    t.add_row({notice, hist.notice});
   } else if (!p.status.complete) {
-    t.add_row({"# notice:", "profile " + describe_status(p.status)});
+    t.add_row({notice, "profile " + describe_status(p.status)});
   }
   t.write(out, false);
   out << "#\n";
@@ -196,7 +200,7 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
 
 void write_report(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
                   const ReportOptions& opts) {
-  if (opts.header) write_report_header(out, profile, hist);
+  if (opts.header) write_report_header(out, profile, hist, opts.color);
   ReportOptions o = opts;
   o.counts = opts.counts && profile.run.sample_counts;
   write_report_table(out, hist.histogram, o);

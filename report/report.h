@@ -26,6 +26,7 @@ struct ReportOptions {
   bool header = true;        // print the run header before the table
   size_t name_width = 120;   // function names longer than this are cut with "…" (table only)
   bool counts = true;        // show the samples column (false: a listing of shares only)
+  bool color = false;        // terminal colours in the header (report/table.h Style)
 };
 
 // One row of the report: a function, an image, or a mode.
@@ -45,7 +46,10 @@ std::vector<ReportRow> report_rows(const Histogram& h, SortKey key, size_t parti
 
 // The run header: event, kernel, host, command, duration, samples, lost, the
 // workload's end, notices, and `hist.notice` when the histogram was recovered.
-void write_report_header(std::ostream& out, const Profile& profile, const ProfileHistogram& hist);
+// `color`: the notices (fallback, cut short, lost or throttled samples) stand
+// out on a terminal.
+void write_report_header(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                         bool color = false);
 
 // The table (and its footer saying what was cut), without the run header.
 void write_report_table(std::ostream& out, const Histogram& h, const ReportOptions& opts);

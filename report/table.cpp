@@ -28,6 +28,12 @@ size_t prefix_bytes(std::string_view s, size_t n) {
 size_t display_width(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); ++i) {
+    // A terminal escape sequence (ESC [ ... final byte) takes no room.
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      i += 2;
+      while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7e)) ++i;
+      continue;
+    }
     if (i == 0 || !is_continuation(static_cast<unsigned char>(s[i]))) ++n;
   }
   return n;
@@ -68,8 +74,11 @@ void TextTable::write(std::ostream& out, bool titles) const {
   for (const auto& r : cells) {
     for (size_t i = 0; i < ncols; ++i) width[i] = std::max(width[i], display_width(r[i]));
   }
-  for (const auto& r : cells) {
-    std::string line;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const auto& r = cells[k];
+    const size_t row = titles ? k - 1 : k;  // index into styles_ (k = 0 is the titles)
+    const std::string& style = (titles && k == 0) ? std::string() : styles_[row];
+    std::string line = style;
     for (size_t i = 0; i < ncols; ++i) {
       if (i) line += "  ";
       bool last = i + 1 == ncols;
@@ -77,6 +86,7 @@ void TextTable::write(std::ostream& out, bool titles) const {
                                                          : pad(r[i], width[i], columns_[i].align);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (!style.empty()) line += "\x1b[0m";
     out << line << '\n';
   }
 }
@@ -142,6 +152,34 @@ std::string_view path_basename(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos || slash + 1 == path.size()) return path;
   return path.substr(slash + 1);
+}
+
+std::string styled(std::string_view text, Style style, bool on) {
+  if (!on) return std::string(text);
+  return style_code(style, true) + std::string(text) + "\x1b[0m";
+}
+
+std::string style_code(Style style, bool on) {
+  if (!on) return "";
+  const char* code = "";
+  switch (style) {
+    case Style::Grew:
+      code = "\x1b[31m";  // red: took more of the samples
+      break;
+    case Style::Shrank:
+      code = "\x1b[34m";  // blue: took fewer
+      break;
+    case Style::Dim:
+      code = "\x1b[2m";  // within noise
+      break;
+    case Style::OneSided:
+      code = "\x1b[35m";  // magenta: only on one side
+      break;
+    case Style::Notice:
+      code = "\x1b[1;33m";  // bold yellow
+      break;
+  }
+  return code;
 }
 
 }  // namespace kprof

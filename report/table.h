@@ -26,7 +26,13 @@ class TextTable {
  public:
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
 
-  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void add_row(std::vector<std::string> cells) { add_row(std::move(cells), ""); }
+  // `style`: a terminal escape sequence the whole printed line is wrapped in
+  // (then reset); "" for none. Widths do not count it.
+  void add_row(std::vector<std::string> cells, std::string style) {
+    rows_.push_back(std::move(cells));
+    styles_.push_back(std::move(style));
+  }
   size_t rows() const { return rows_.size(); }
 
   // `titles`: print the title line first.
@@ -36,10 +42,19 @@ class TextTable {
  private:
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<std::string> styles_;  // per row
 };
 
-// Code points in a UTF-8 string (invalid bytes count as one each).
+// Code points in a UTF-8 string (invalid bytes count as one each); terminal
+// escape sequences (colour) count as none.
 size_t display_width(std::string_view s);
+
+// Terminal colours (SGR), shared by report and diff: `text` wrapped in the
+// code and a reset when `on`, else as it is.
+enum class Style { Grew, Shrank, Dim, OneSided, Notice };
+std::string styled(std::string_view text, Style style, bool on);
+// The escape sequence that starts `style` ("" when off).
+std::string style_code(Style style, bool on);
 // `s` cut to at most `max_width` code points, the last one "…" when cut.
 std::string truncate_display(std::string_view s, size_t max_width);
 // `s` padded with blanks to `width` code points, on the right (Left) or left (Right).

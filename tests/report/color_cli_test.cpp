@@ -1,0 +1,149 @@
+// Terminal colours of `kprof diff` and `kprof report`, run on a real
+// pseudo-terminal (forkpty): a changed row's Δ in red or blue, rows within
+// noise dimmed, notices highlighted; nothing on a pipe, with NO_COLOR or
+// TERM=dumb; and the coloured table lines up as the plain one does.
+#include <fcntl.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/cli_run.h"
+#include "tests/support/text_files.h"
+
+namespace kprof {
+namespace {
+
+// Runs `args` (after the kprof binary) on a pseudo-terminal 400 columns wide
+// with the environment changed by `env` ("NAME=value", or "NAME" to unset);
+// returns what the terminal showed, without the carriage returns it adds.
+std::string on_terminal(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  winsize ws{};
+  ws.ws_row = 60;
+  ws.ws_col = 400;
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
+  if (pid < 0) {
+    ADD_FAILURE() << "forkpty: " << std::strerror(errno);
+    return "";
+  }
+  if (pid == 0) {
+    for (const std::string& e : env) {
+      const size_t eq = e.find('=');
+      if (eq == std::string::npos) {
+        ::unsetenv(e.c_str());
+      } else {
+        ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+      }
+    }
+    std::vector<std::string> all = {KPROF_BINARY};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: the child closed the terminal
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << "\n" << out;
+  std::string clean;
+  for (char c : out) {
+    if (c != '\r') clean += c;
+  }
+  return clean;
+}
+
+std::string without_escapes(const std::string& s) {
+  return std::regex_replace(s, std::regex("\x1b\\[[0-9;]*m"), "");
+}
+
+class Color : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // 2,000 of 10,000 samples in `hot` -> 1,000: a real change (it shrank);
+    // `steady` the same share on both sides: noise.
+    test::write_text(base_,
+                     "samples  %        image name  symbol name\n"
+                     "2000     20.0000  vmlinux     hot\n"
+                     "500       5.0000  vmlinux     steady\n"
+                     "7500     75.0000  vmlinux     rest\n");
+    test::write_text(next_,
+                     "samples  %        image name  symbol name\n"
+                     "1000     10.0000  vmlinux     hot\n"
+                     "500       5.0000  vmlinux     steady\n"
+                     "8500     85.0000  vmlinux     rest\n");
+  }
+  std::vector<std::string> diff(const std::string& color = "") const {
+    std::vector<std::string> a = {"diff", base_, next_};
+    if (!color.empty()) a.push_back("--color=" + color);
+    return a;
+  }
+  std::string dir_ = ::testing::TempDir();
+  std::string base_ = dir_ + "/kprof_color_base_" + std::to_string(::getpid()) + ".txt";
+  std::string next_ = dir_ + "/kprof_color_new_" + std::to_string(::getpid()) + ".txt";
+};
+
+const char* const kBlue = "\x1b[34m";
+const char* const kDim = "\x1b[2m";
+
+TEST_F(Color, TerminalGetsChangedDeltasColouredAndNoiseDimmed) {
+  const std::string out = on_terminal(diff(), {"TERM=xterm", "NO_COLOR"});
+  EXPECT_NE(out.find(std::string(kBlue) + "-10.0000"), std::string::npos) << out;
+  // The noise row (steady) is dimmed whole: its line starts with the code.
+  EXPECT_TRUE(std::regex_search(out, std::regex("\x1b\\[2m[^\n]*steady")))
+      << "no dimmed 'steady' row\n"
+      << out;
+  EXPECT_FALSE(std::regex_search(out, std::regex("\x1b\\[2m[^\n]*hot"))) << out;
+}
+
+TEST_F(Color, NoColourOnAPipeWithNoColorOrOnADumbTerminal) {
+  const test::CliRun piped = test::run_cli(
+      KPROF_BINARY, "diff " + test::shell_quote(base_) + " " + test::shell_quote(next_), dir_);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out.find('\x1b'), std::string::npos) << piped.out;
+  EXPECT_EQ(on_terminal(diff(), {"TERM=xterm", "NO_COLOR=1"}).find('\x1b'), std::string::npos);
+  EXPECT_EQ(on_terminal(diff(), {"TERM=dumb", "NO_COLOR"}).find('\x1b'), std::string::npos);
+  EXPECT_EQ(on_terminal(diff("never"), {"TERM=xterm", "NO_COLOR"}).find('\x1b'), std::string::npos);
+}
+
+TEST_F(Color, AlwaysColoursAPipeAndLinesUpAsThePlainText) {
+  const std::string args = "diff " + test::shell_quote(base_) + " " + test::shell_quote(next_);
+  const test::CliRun coloured = test::run_cli(KPROF_BINARY, args + " --color=always", dir_);
+  const test::CliRun plain = test::run_cli(KPROF_BINARY, args + " --color=never", dir_);
+  ASSERT_EQ(coloured.status, 0) << coloured.err;
+  EXPECT_NE(coloured.out.find(kBlue), std::string::npos) << coloured.out;
+  EXPECT_EQ(without_escapes(coloured.out), plain.out);
+}
+
+TEST_F(Color, ReportHighlightsItsNotices) {
+  const std::string out = on_terminal({"report", base_}, {"TERM=xterm", "NO_COLOR"});
+  EXPECT_NE(out.find("\x1b[1;33m# notice:"), std::string::npos) << out;
+  const test::CliRun plain =
+      test::run_cli(KPROF_BINARY, "report " + test::shell_quote(base_), dir_);
+  EXPECT_EQ(without_escapes(out), plain.out);
+}
+
+}  // namespace
+}  // namespace kprof
