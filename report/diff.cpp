@@ -333,7 +333,16 @@ void compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
               : b.samples            ? Sidedness::OnlyNew
                                      : Sidedness::Neither;
     if (method == NoiseMethod::RunVariance) {
+      // Two or three runs can spread less than sampling alone makes them:
+      // a row with 2 samples in each new run and none in the base's has a
+      // Welch p near 0. A row is a change only when the pooled counts say so
+      // too: the larger p, and an interval holding both intervals, so the
+      // interval and the verdict still agree.
       c.change = welch_change(a.run_pct, b.run_pct, alpha);
+      const Change pooled = sampling_change(a.samples, n0, b.samples, n1, alpha);
+      c.change.p = std::max(c.change.p, pooled.p);
+      c.change.lo_pp = std::min(c.change.lo_pp, pooled.lo_pp);
+      c.change.hi_pp = std::max(c.change.hi_pp, pooled.hi_pp);
     } else if (method == NoiseMethod::Sampling) {
       c.change = sampling_change(a.samples, n0, b.samples, n1, alpha);
     } else {  // shares without counts: the change, and nothing about its noise

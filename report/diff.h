@@ -16,7 +16,9 @@
 //   --by image; the mode ("kernel", "user") with --by mode. Raw names merged
 //   into a canonical one are kept per row.
 // - Noise: per comparison, run-to-run variance (Welch) when both sides have
-//   >= 2 runs, else sampling statistics only; Benjamini–Hochberg across rows.
+//   >= 2 runs — held to the pooled counts' sampling statistics as well (the
+//   larger p, both intervals' hull) — else sampling statistics only;
+//   Benjamini–Hochberg across rows.
 // - Speedup: from work scores (higher is better) when every run has one, else
 //   from the workload's wall time (base_time / new_time).
 // - Cycles per unit of work (events / (score x recording seconds), i.e. the
