@@ -3,6 +3,9 @@
 // get sampling statistics, shares only get no verdict.
 #include "importer/import.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -148,6 +151,16 @@ TEST(LoadAny, NamesAFileOfNoKnownFormat) {
 
 namespace cli {
 
+// A directory of this test's own: run_cli writes stdout and stderr there, and
+// ctest runs tests side by side.
+std::string own_dir() {
+  const std::string dir = ::testing::TempDir() + "/kprof_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                          std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 std::string data(const std::string& name) {
   return std::string(KPROF_SOURCE_DIR) + "/tests/importer/data/" + name;
 }
@@ -155,7 +168,7 @@ std::string data(const std::string& name) {
 // Seed 001's two kernels, split into two shares-only opreport listings:
 // `kprof diff` labels them by file name, gives Δ, and no verdict.
 TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = own_dir();
   const test::CliRun d =
       test::run_cli(KPROF_BINARY,
                     "diff " + test::shell_quote(data("listing_seed001_base.txt")) + " " +
@@ -173,8 +186,7 @@ TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
 // what the listing is.
 TEST(ListingCli, ReportOfAPerfListingWithCounts) {
   const test::CliRun r = test::run_cli(
-      KPROF_BINARY, "report " + test::shell_quote(data("listing_perf_no_children.txt")),
-      ::testing::TempDir());
+      KPROF_BINARY, "report " + test::shell_quote(data("listing_perf_no_children.txt")), own_dir());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("a perf report listing: sample counts as listed"), std::string::npos)
       << r.out;

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/text_files.h"
 
@@ -100,7 +101,10 @@ class Color : public ::testing::Test {
     if (!color.empty()) a.push_back("--color=" + color);
     return a;
   }
-  std::string dir_ = ::testing::TempDir();
+  // One directory per test (run_cli writes its stdout and stderr there, and
+  // ctest runs tests side by side).
+  std::string dir_ = test::temp_dir(
+      std::string("color_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::string base_ = dir_ + "/kprof_color_base_" + std::to_string(::getpid()) + ".txt";
   std::string next_ = dir_ + "/kprof_color_new_" + std::to_string(::getpid()) + ".txt";
 };
