@@ -135,33 +135,11 @@ KernelText find_kernel_text(const PerfDataHeader& h, const std::string& kernel_b
   return k;
 }
 
-// The address of "_text" in kallsyms text, or 0.
-uint64_t text_address(std::string_view kallsyms) {
+// Calls fn(line, address, digits) for each kallsyms line; address 0 and
+// digits 0 when the line does not start with 1-16 hex digits and a blank.
+template <typename Fn>
+void for_each_kallsyms_line(std::string_view kallsyms, Fn fn) {
   size_t pos = 0;
-  while (pos < kallsyms.size()) {
-    size_t end = kallsyms.find('\n', pos);
-    if (end == std::string_view::npos) end = kallsyms.size();
-    const std::string_view line = kallsyms.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.size() < 8 || line.substr(line.size() - 6) != " _text") continue;
-    uint64_t addr = 0;
-    for (char c : line.substr(0, line.find(' '))) {
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-      if (d < 0) return 0;
-      addr = addr * 16 + static_cast<uint64_t>(d);
-    }
-    return addr;
-  }
-  return 0;
-}
-
-// kallsyms text with every address moved by `delta` (a kallsyms of another
-// boot of the same kernel: KASLR placed it elsewhere).
-std::string relocate(std::string_view kallsyms, uint64_t delta) {
-  std::string out;
-  out.reserve(kallsyms.size());
-  size_t pos = 0;
-  char hex[17];
   while (pos < kallsyms.size()) {
     size_t end = kallsyms.find('\n', pos);
     if (end == std::string_view::npos) end = kallsyms.size();
@@ -176,15 +154,40 @@ std::string relocate(std::string_view kallsyms, uint64_t delta) {
       ok = d >= 0;
       addr = addr * 16 + static_cast<uint64_t>(d);
     }
-    if (ok && addr != 0) {
+    if (!fn(line, ok ? addr : 0, ok ? sp : 0)) return;
+  }
+}
+
+// The address of "_text" in kallsyms text, or 0.
+uint64_t text_address(std::string_view kallsyms) {
+  uint64_t text = 0;
+  for_each_kallsyms_line(kallsyms, [&](std::string_view line, uint64_t addr, size_t) {
+    if (line.size() < 8 || line.substr(line.size() - 6) != " _text") return true;
+    text = addr;
+    return false;
+  });
+  return text;
+}
+
+// kallsyms text with every address moved by `delta` (a kallsyms of another
+// boot of the same kernel: KASLR placed it elsewhere). The text is rewritten,
+// not just the lookups moved, because kprof import stores it with the
+// recording's samples.
+std::string relocate(std::string_view kallsyms, uint64_t delta) {
+  std::string out;
+  out.reserve(kallsyms.size());
+  char hex[17];
+  for_each_kallsyms_line(kallsyms, [&](std::string_view line, uint64_t addr, size_t digits) {
+    if (addr != 0) {
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(addr + delta));
       out += hex;
-      out += line.substr(sp);
+      out += line.substr(digits);
     } else {
       out += line;
     }
     out += '\n';
-  }
+    return true;
+  });
   return out;
 }
 
@@ -198,8 +201,7 @@ class ImportSink : public RecordSink {
       : agg_(agg), ids_(ids), writer_(writer) {}
 
   void on_sample(const Sample& s) override {
-    if (samples == 0) first_time = s.time;
-    first_time = std::min(first_time, s.time);
+    first_time = samples == 0 ? s.time : std::min(first_time, s.time);
     last_time = std::max(last_time, s.time);
     ++samples;
     agg_.on_sample(s);
