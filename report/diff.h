@@ -69,6 +69,7 @@ struct DiffOptions {
   double alpha = 0.05;       // interval level (1 - alpha) and BH false discovery rate
   size_t name_width = 60;    // text tables: names cut with "…" beyond this
   bool color = false;        // text: terminal colours (Δ of changed rows, noise dimmed)
+  std::string view;          // what the rows are, for the page: "", "children", "callers FUNC"
 };
 
 struct DiffInput {
@@ -147,6 +148,10 @@ DiffResult diff_profiles(const DiffInput& input);
 // The text report: warnings, run summary, side by side, matched diff,
 // cycles per work, merged names. Honors top / percent_limit / name_width.
 void write_diff_text(std::ostream& out, const DiffResult& result);
+
+// The line saying how side `side` (>= 1) was judged against the base: the
+// noise method, the interval level, and BH's rate over how many rows.
+std::string diff_noise_line(const DiffResult& result, size_t side);
 
 // Loads one profile for the diff. A cut-short profile is used with what it
 // recovered and adds a warning naming the file; a missing or foreign file

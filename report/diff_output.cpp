@@ -121,7 +121,11 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
   table.write(out);
 }
 
-std::string noise_line(const DiffResult& r, size_t s, size_t tested) {
+}  // namespace
+
+std::string diff_noise_line(const DiffResult& r, size_t s) {
+  size_t tested = 0;
+  for (const DiffRow& row : r.rows) tested += row.vs_base[s].sided != Sidedness::Neither;
   const std::string level = interval_level(r.options.alpha);
   std::string line = "noise for " + r.labels[s] + ": ";
   auto listing = [&](size_t side) {
@@ -149,15 +153,13 @@ std::string noise_line(const DiffResult& r, size_t s, size_t tested) {
          printf_string("%g%%", 100 * r.options.alpha) + " over " + std::to_string(tested) + " rows";
 }
 
+namespace {
+
 void write_matched(std::ostream& out, const DiffResult& r, std::vector<const DiffRow*>& rows) {
   const DiffOptions& o = r.options;
   out << "Matched diff against " << r.labels[0] << " (largest |Δpp| first; Δpp = percentage "
       << "points; ratio +++ only in new, --- only in base)\n";
-  for (size_t s = 1; s < r.labels.size(); ++s) {
-    size_t tested = 0;
-    for (const DiffRow& row : r.rows) tested += row.vs_base[s].sided != Sidedness::Neither;
-    out << noise_line(r, s, tested) << "\n";
-  }
+  for (size_t s = 1; s < r.labels.size(); ++s) out << diff_noise_line(r, s) << "\n";
   std::vector<Column> cols = {{r.labels[0] + " %", Align::Right}};
   for (size_t s = 1; s < r.labels.size(); ++s) {
     cols.push_back({r.labels[s] + " %", Align::Right});
