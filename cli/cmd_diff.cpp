@@ -12,8 +12,10 @@
 #include "cli/parse.h"
 #include "core/error.h"
 #include "export/export.h"
+#include "export/html.h"
 #include "export/tables.h"
 #include "report/diff.h"
+#include "report/flame.h"
 
 namespace kprof::cli {
 
@@ -142,6 +144,10 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--folded", folded_path,
                  "also write 'stack base_count new_count' lines (FlameGraph's difffolded format, "
                  "for flamegraph.pl) to FILE ('-': stdout); two kernels only");
+  std::string html_path;
+  app.add_option("--html", html_path,
+                 "also write the diff as one self-contained page (delta chart, sortable table, "
+                 "differential flame graph) to FILE ('-': stdout)");
   DiffView view;
   app.add_flag("--children", view.children,
                "compare inclusive shares (a function's samples with everything it called; "
@@ -156,6 +162,7 @@ int cmd_diff(int argc, char** argv) {
   if (auto code = parse_args(app, args)) return *code;
   opts.by = parse_diff_by(by);
   opts.color = use_color(color);
+  opts.view = view.children ? "children" : view.callers.empty() ? "" : "callers " + view.callers;
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");
   }
@@ -181,8 +188,11 @@ int cmd_diff(int argc, char** argv) {
     throw Error("--folded compares two kernels; got " + std::to_string(in.sides.size()), 2);
   }
   // An export on stdout replaces the text diff there, as report's --csv - does.
-  const int on_stdout = (csv_path == "-") + (json_path == "-") + (folded_path == "-");
-  if (on_stdout > 1) throw Error("only one of --csv, --json and --folded can be '-' (stdout)", 2);
+  const int on_stdout =
+      (csv_path == "-") + (json_path == "-") + (folded_path == "-") + (html_path == "-");
+  if (on_stdout > 1) {
+    throw Error("only one of --csv, --json, --folded and --html can be '-' (stdout)", 2);
+  }
   const DiffResult result = diff_profiles(in);
   if (on_stdout == 0) {
     write_diff_text(std::cout, result);
@@ -191,6 +201,11 @@ int cmd_diff(int argc, char** argv) {
   }
   if (!csv_path.empty()) write_file(csv_path, result, false);
   if (!json_path.empty()) write_file(json_path, result, true);
+  if (!html_path.empty()) {
+    Output out = open_output(html_path);
+    write_diff_html(out.stream(), in, result, diff_flame(in));
+    out.close();
+  }
   if (!folded_path.empty()) {
     std::vector<Stacks> side_stacks[2];
     for (size_t s = 0; s < 2; ++s) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "export/export.h"
+#include "export/html.h"
 #include "export/tables.h"
 #include "report/callgraph.h"
 #include "report/report.h"
@@ -64,6 +65,10 @@ int cmd_report(int argc, char** argv) {
       ->check(CLI::Range(0.0, 100.0));
   app.add_option("--csv", csv,
                  "also write every row as CSV to this file ('-': CSV on stdout, no table)");
+  std::string html;
+  app.add_option("--html", html,
+                 "also write the profile as one self-contained page (table and flame graph) to "
+                 "FILE ('-': stdout, no table)");
   app.add_flag("--no-header", no_header, "leave out the run header above the table");
   auto* children_opt = app.add_flag(
       "--children", children,
@@ -91,6 +96,13 @@ int cmd_report(int argc, char** argv) {
   ProfileHistogram hist = histogram_of(profile);
   const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
   const bool graph = children || by_callers || by_callees;
+  if (csv == "-" && html == "-") throw Error("only one of --csv and --html can be '-' (stdout)", 2);
+  if (!html.empty()) {
+    Output out = open_output(html);
+    write_report_html(out.stream(), profile, hist);
+    out.close();
+    if (html == "-") return 0;
+  }
   if (!graph) {
     if (!csv.empty()) {
       write_csv_file(csv, [&](std::ostream& o) { write_report_csv(o, hist.histogram, opts.sort); });

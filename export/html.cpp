@@ -1,0 +1,297 @@
+// The HTML pages: the skeleton, the compiled-in CSS and JavaScript, and the
+// JSON data island built from a DiffResult or a profile.
+#include "export/html.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "export/page_assets.h"
+#include "report/callgraph.h"
+#include "report/table.h"
+
+namespace kprof {
+namespace {
+
+using nlohmann::json;
+
+// Names are stored once in the island's "strings"; rows and nodes refer to
+// them by index.
+class Strings {
+ public:
+  size_t operator()(const std::string& s) {
+    auto [it, added] = index_.try_emplace(s, list_.size());
+    if (added) list_.push_back(s);
+    return it->second;
+  }
+  json take() { return std::move(list_); }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  json list_ = json::array();
+};
+
+// `digits` significant digits: as many as any view shows (shares to 4
+// decimals, p-values to 3 digits), which keeps the island small; an infinite
+// or undefined value is null.
+json num(double v, int digits = 6) {
+  if (!std::isfinite(v)) return nullptr;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
+}
+
+// Percentages and points to 5 decimals (the views show 4).
+json pp(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.5f", v);
+  return std::strtod(buf, nullptr);
+}
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? num(static_cast<double>(*v)) : json(nullptr);
+}
+
+std::string rate_text(const EventInfo& e) {
+  if (e.rate == 0) return "";
+  return e.use_freq ? std::to_string(e.rate) + " Hz" : "period " + std::to_string(e.rate);
+}
+
+json side_facts(const std::string& label, const RunInfo& run, const std::optional<Summary>& sm) {
+  json j = {{"label", label},
+            {"kernel", run.kernel_release},
+            {"event", run.event.name},
+            {"requested", run.event.requested.empty() ? "(default)" : run.event.requested},
+            {"fallback", run.event.fell_back ? run.event.fallback_reason : ""},
+            {"rate", rate_text(run.event)},
+            {"command", describe_target(run)},
+            {"source_format", run.source_format},
+            {"duration_s", nullptr},
+            {"noise", ""},
+            {"noise_text", ""}};
+  if (sm && sm->duration_ns) j["duration_s"] = num(static_cast<double>(sm->duration_ns) / 1e9);
+  return j;
+}
+
+json compare_json(const DiffCompare& c, NoiseMethod method, bool full) {
+  json j = {{"d", pp(c.change.delta_pp)},   {"lo", pp(c.change.lo_pp)},
+            {"hi", pp(c.change.hi_pp)},     {"q", num(c.q, 3)},
+            {"v", verdict_name(c, method)}, {"sd", sidedness_mark(c.sided)}};
+  if (full) {
+    j["p"] = num(c.change.p, 3);
+    j["r"] = c.ratio ? num(*c.ratio, 4) : json(nullptr);
+    j["w"] = c.work_change_pct ? num(*c.work_change_pct, 4) : json(nullptr);
+  }
+  return j;
+}
+
+json flame_json(const FlameDiff& f, Strings& str) {
+  json nodes = json::array();
+  for (size_t n = 0; n < f.nodes.size(); ++n) {
+    const FlameNode& node = f.nodes[n];
+    json cmp = json::array({nullptr});
+    for (size_t s = 1; s < f.totals.size(); ++s) {
+      cmp.push_back(compare_json(f.vs_base[n][s], f.noise[s], false));
+    }
+    nodes.push_back({{"p", node.parent},
+                     {"n", str(node.name)},
+                     {"i", str(node.image)},
+                     {"m", node.mode},
+                     {"s", f.samples[n]},
+                     {"cmp", std::move(cmp)}});
+  }
+  return {{"chains", f.chains}, {"totals", f.totals}, {"pruned", f.pruned}, {"nodes", nodes}};
+}
+
+json flame_json(const FlameTree& t, Strings& str) {
+  json nodes = json::array();
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    const FlameNode& node = t.nodes[n];
+    nodes.push_back({{"p", node.parent},
+                     {"n", str(node.name)},
+                     {"i", str(node.image)},
+                     {"m", node.mode},
+                     {"s", json::array({t.samples[0][n]})}});
+  }
+  return {{"chains", t.chains}, {"totals", t.totals}, {"pruned", 0}, {"nodes", nodes}};
+}
+
+// The skeleton around the island. The island's text is JSON with '<', '>'
+// and '&' written as \u escapes, so it cannot close its <script> element.
+void write_page(std::ostream& out, const json& data) {
+  std::string island = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string escaped;
+  escaped.reserve(island.size() + island.size() / 16);
+  for (char c : island) {
+    switch (c) {
+      case '<':
+        escaped += "\\u003c";
+        break;
+      case '>':
+        escaped += "\\u003e";
+        break;
+      case '&':
+        escaped += "\\u0026";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  out << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<title>kprof</title>\n<style>\n"
+      << kPageCss << "</style></head>\n<body><div id=\"app\"></div>\n"
+      << "<script type=\"application/json\" id=\"kprof-data\">" << escaped << "</script>\n"
+      << "<script>\n"
+      << kPageJs << "</script>\n</body></html>\n";
+}
+
+}  // namespace
+
+void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r,
+                     const FlameDiff& flame) {
+  Strings str;
+  json sides = json::array();
+  for (size_t s = 0; s < r.labels.size(); ++s) {
+    const DiffRun& first = in.sides[s].runs[0];
+    json side = side_facts(r.labels[s], first.run, first.summary);
+    side["samples"] = r.summary[s].samples;
+    side["lost"] = r.summary[s].lost;
+    side["runs"] = r.summary[s].runs;
+    if (s > 0) {
+      side["noise"] = noise_method_name(r.noise[s]);
+      side["noise_text"] = diff_noise_line(r, s);
+    }
+    sides.push_back(std::move(side));
+  }
+  json summary_rows = json::array();
+  for (const SideSummary& m : r.summary) {
+    json row = {{"label", m.label},          {"runs", m.runs},
+                {"speedup", opt(m.speedup)}, {"speedup_sd", opt(m.speedup_sd)},
+                {"score", opt(m.score)},     {"real_s", opt(m.real_s)},
+                {"samples", m.samples},      {"lost", m.lost}};
+    for (const char* k :
+         {"interrupts_per_s", "ctxsw_per_s", "user_pct", "sys_pct", "idle_pct", "iowait_pct"}) {
+      row[k] = nullptr;
+    }
+    if (m.rates) {
+      row["interrupts_per_s"] = num(m.rates->interrupts_per_s);
+      row["ctxsw_per_s"] = num(m.rates->ctxsw_per_s);
+      row["user_pct"] = num(m.rates->user_pct);
+      row["sys_pct"] = num(m.rates->sys_pct);
+      row["idle_pct"] = num(m.rates->idle_pct);
+      row["iowait_pct"] = num(m.rates->iowait_pct);
+    }
+    summary_rows.push_back(std::move(row));
+  }
+  json rows = json::array();
+  for (const DiffRow& row : r.rows) {
+    json raw = json::array(), pct = json::array(), samples = json::array(), epw = json::array();
+    json cmp = json::array({nullptr});
+    for (const std::string& n : row.raw_names) raw.push_back(str(n));
+    for (size_t s = 0; s < row.cells.size(); ++s) {
+      pct.push_back(pp(row.cells[s].pct));
+      samples.push_back(row.cells[s].samples);
+      epw.push_back(opt(row.cells[s].events_per_work));
+      if (s > 0) cmp.push_back(compare_json(row.vs_base[s], r.noise[s], true));
+    }
+    json j = {{"n", str(row.name)},
+              {"i", str(row.image)},
+              {"pct", std::move(pct)},
+              {"s", std::move(samples)},
+              {"cmp", std::move(cmp)}};
+    if (row.merged()) j["raw"] = std::move(raw);  // else the one raw name is the name
+    j["epw"] = r.has_work ? std::move(epw) : json(nullptr);
+    rows.push_back(std::move(j));
+  }
+  json data = {{"kind", "diff"},
+               {"share", r.share_title},
+               {"alpha", r.options.alpha},
+               {"by", diff_by_name(r.options.by)},
+               {"view", r.options.view},
+               {"top", r.options.top},
+               {"sides", std::move(sides)},
+               {"warnings", r.warnings},
+               {"summary", {{"speedup_source", r.speedup_source}, {"rows", summary_rows}}},
+               {"has_work", r.has_work},
+               {"rows", std::move(rows)}};
+  data["flame"] = flame_json(flame, str);
+  data["strings"] = str.take();
+  write_page(out, data);
+}
+
+void write_report_html(std::ostream& out, const Profile& profile, const ProfileHistogram& hist) {
+  Strings str;
+  const RunInfo& run = profile.run;
+  const std::string label =
+      run.kernel_release.empty() ? std::string(path_basename(profile.path)) : run.kernel_release;
+  json side = side_facts(label, run, profile.summary);
+  const uint64_t total = hist.histogram.total_samples();
+  side["samples"] = profile.summary ? profile.summary->samples : total;
+  side["lost"] = profile.summary ? profile.summary->lost : 0;
+  side["runs"] = 1;
+
+  std::vector<std::string> warnings;
+  if (!hist.notice.empty()) warnings.push_back(hist.notice);
+  if (!profile.status.complete && hist.notice.empty()) {
+    warnings.push_back("profile cut short: " + describe_status(profile.status));
+  }
+  for (const std::string& n : run.notices) warnings.push_back(n);
+  if (run.event.fell_back) {
+    warnings.push_back("sampled cpu-clock, not cycles: " + run.event.fallback_reason);
+  }
+  if (profile.summary) {
+    const Summary& s = *profile.summary;
+    if (s.lost) {
+      warnings.push_back("lost " + format_count(s.lost) + " samples (" +
+                         format_percent(percent_of(s.lost, s.samples + s.lost)) +
+                         "% of all samples)");
+    }
+    if (s.throttled) {
+      warnings.push_back("the kernel throttled sampling " + format_count(s.throttled) +
+                         " times: the rate is too high for this machine");
+    }
+  }
+  if (hist.stacks) {
+    const std::string t = truncation_notice(*hist.stacks);
+    if (!t.empty()) warnings.push_back(t);
+  }
+
+  json rows = json::array();
+  for (const ReportRow& row : report_rows(hist.histogram, SortKey::Function)) {
+    rows.push_back({{"n", str(row.function)},
+                    {"i", str(row.image)},
+                    {"m", row.mode},
+                    {"s", row.samples},
+                    {"pct", pp(percent_of(row.samples, total))}});
+  }
+  const bool cycles = run.event.name.find("cycles") != std::string::npos ||
+                      run.event.name.find("CPU_CLK_UNHALTED") != std::string::npos;
+  const std::string event_share = cycles ? "Cycles%" : "Samples%";
+  json data = {{"kind", "report"},
+               {"share", event_share},
+               {"alpha", 0.05},
+               {"by", "function"},
+               {"view", ""},
+               {"top", 0},
+               {"sides", json::array({std::move(side)})},
+               {"warnings", warnings},
+               {"has_work", false},
+               {"rows", std::move(rows)}};
+  const FlameTree tree =
+      flame_tree({FlameRun{&hist.histogram, hist.stacks ? &*hist.stacks : nullptr}}, false);
+  data["flame"] = flame_json(tree, str);
+  data["strings"] = str.take();
+  write_page(out, data);
+}
+
+}  // namespace kprof

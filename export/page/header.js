@@ -1,0 +1,79 @@
+/* kprof page: the warnings, the facts per side and the run summary. Part of
+   the page's one script: see common.js. */
+
+  // ---------------------------------------------------------------- warnings
+
+  if (D.warnings && D.warnings.length) {
+    const ul = el('ul', {id: 'warnings'});
+    for (const w of D.warnings) ul.append(el('li', null, w));
+    const s = el('section', {className: 'warnings', role: 'alert'},
+      el('h2', null, D.warnings.length === 1 ? 'Warning' : D.warnings.length + ' warnings'), ul);
+    app.insertBefore(s, nav.nextSibling);
+  }
+
+  // ---------------------------------------------------------------- header: facts per side
+
+  {
+    const s = section('sec-header', DIFF ? 'Profiles' : 'Profile', 'profiles');
+    const box = el('div', {id: 'header'});
+    SIDES.forEach((side, k) => {
+      const dl = el('dl');
+      const fact = (name, value, cls) => {
+        if (value == null || value === '') return;
+        dl.append(el('dt', null, name), el('dd', {className: cls}, String(value)));
+      };
+      fact('kernel', side.kernel);
+      let ev = side.event || '';
+      if (side.requested && side.requested !== '(default)' && side.requested !== side.event) {
+        ev += ' (requested ' + side.requested + ')';
+      }
+      fact('event', ev);
+      fact('fallback', side.fallback, 'fallback');
+      fact('rate', side.rate);
+      fact('samples', count(side.samples), 'num-inline');
+      fact('lost', count(side.lost));
+      fact('duration', side.duration_s == null ? '–' : fixed(side.duration_s, 3) + ' s');
+      if (side.runs != null && side.runs !== 1) fact('runs', side.runs);
+      fact('command', side.command, 'mono');
+      fact('source', side.source_format);
+      const role = !DIFF ? null : k === 0 ? 'base' : 'vs base' + (side.noise ? ' · noise: ' + side.noise : '');
+      const card = el('div', {className: 'side-card', dataset: {side: k}},
+        el('h3', null, side.label || '', role ? el('span', {className: 'role'}, role) : null), dl);
+      if (side.noise_text) card.append(el('div', {className: 'noise-text'}, side.noise_text));
+      box.append(card);
+    });
+    s.append(box);
+  }
+
+  // ---------------------------------------------------------------- run summary (diff)
+
+  if (DIFF && D.summary && D.summary.rows && D.summary.rows.length) {
+    const s = section('sec-summary', 'Run summary', 'summary');
+    const sr = D.summary.rows;
+    const speedTitle = 'speedup' + (D.summary.speedup_source ? ' (' + D.summary.speedup_source + ')' : '');
+    const cols = [
+      ['runs', 'runs', (r) => count(r.runs), true],
+      ['speedup', speedTitle, (r) => r.speedup == null ? '–'
+        : fixed(r.speedup, 3) + (r.speedup_sd != null ? ' ± ' + fixed(r.speedup_sd, 3) : ''), true],
+      ['score', 'score', (r) => fixed(r.score, 3)],
+      ['real_s', 'real s', (r) => fixed(r.real_s, 3)],
+      ['interrupts_per_s', 'interrupts/s', (r) => fixed(r.interrupts_per_s, 0)],
+      ['ctxsw_per_s', 'ctx switches/s', (r) => fixed(r.ctxsw_per_s, 0)],
+      ['user_pct', 'user %', (r) => fixed(r.user_pct, 1)],
+      ['sys_pct', 'sys %', (r) => fixed(r.sys_pct, 1)],
+      ['idle_pct', 'idle %', (r) => fixed(r.idle_pct, 1)],
+      ['iowait_pct', 'iowait %', (r) => fixed(r.iowait_pct, 1)],
+      ['samples', 'samples', (r) => count(r.samples), true],
+      ['lost', 'lost', (r) => count(r.lost), true],
+    ].filter((c) => c[3] || sr.some((r) => r[c[0]] != null));   // drop columns all unknown
+    const head = el('tr', null, el('th', null, 'side'));
+    for (const c of cols) head.append(el('th', {className: 'num', dataset: {key: c[0]}}, c[1]));
+    const body = el('tbody');
+    for (const r of sr) {
+      const tr = el('tr', null, td(r.label, 'name'));
+      for (const c of cols) tr.append(td(c[2](r), 'num'));
+      body.append(tr);
+    }
+    s.append(el('div', {className: 'table-wrap'},
+      el('table', {id: 'summary', className: 'data'}, el('thead', null, head), body)));
+  }

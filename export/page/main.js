@@ -1,0 +1,19 @@
+/* kprof page: drawing, redrawing on resize, and the ready mark. Part of the
+   page's one script: see common.js. */
+
+  // ---------------------------------------------------------------- draw, redraw on resize, ready
+
+  if (drawChart) drawChart();
+  drawFlame();
+  let pending = false;
+  window.addEventListener('resize', () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (!flameResized()) return;
+      if (drawChart) drawChart();
+      drawFlame();
+    });
+  });
+  document.body.dataset.ready = '1';
