@@ -415,4 +415,6 @@ for l in "${LABELS[@]}"; do
   mv "$out/$l/profile.kprof" "$out/$l.kprof"
   say "$l workload:"; cat "$out/$l/workload.txt" >&2
 done
-"$kprof_static" diff --label generic --label rt "$out/generic.kprof" "$out/rt.kprof"
+"$kprof_static" diff --label generic --label rt "$out/generic.kprof" "$out/rt.kprof" \
+  --html "$out/diff.html"
+say "the diff as a page (delta chart, sortable table, flame graph): $out/diff.html"

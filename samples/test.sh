@@ -223,6 +223,10 @@ test_demo() {
   fi
   [[ $rc -eq 0 ]] || { tail -20 "$tmp/demo.log" >&2; fail "kernel-diff-demo.sh exited $rc"; return; }
   pgrep -f "$tmp/t/kprof-demo" >/dev/null && { fail "a qemu was left running"; return; }
+  grep -q 'id="kprof-data"' "$tmp/demo/diff.html" 2>/dev/null ||
+    { fail "the demo wrote no diff page ($tmp/demo/diff.html)"; return; }
+  grep -qF "$tmp/demo/diff.html" "$tmp/demo.log" ||
+    { fail "the demo did not print the page's path"; return; }
   check_demo_profiles "$tmp/demo/generic.kprof" "$tmp/demo/rt.kprof"
 }
 

@@ -9,6 +9,7 @@ pkgs=(
   libcli11-dev nlohmann-json3-dev libgtest-dev googletest python3
   clang-14 libclang-rt-14-dev linux-perf file
   golang-go  # go tool pprof: reads kprof export's pprof files in tests/export
+  chromium python3-websocket python3-pil  # tests/browser: the HTML pages in a real browser
 )
 # Extra packages for samples/ (PostgreSQL, the qemu demo), asked for with --samples.
 if [[ "${1:-}" == "--samples" ]]; then

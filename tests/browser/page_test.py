@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""kprof's HTML pages in a real browser: Debian's chromium, headless, driven
+over the DevTools protocol (cdp.py). Every assertion reads the live DOM.
+
+  page_test.py --kprof BIN --programs DIR --source DIR --out DIR
+
+Pages:
+  (a) the shipped samples/generic.kprof vs samples/rt.kprof;
+  (b) the call-tree program (tests/programs) recorded with -g, with its caller
+      kprof_ct_b's path made twice as slow on the new side;
+  (c) the call-tree program twice, unchanged (A/A);
+  (d) two listings whose function names hold markup;
+  (e) kprof report --html of (b)'s new profile.
+Screenshots of (a) and (b) are written to --out and checked to be non-blank.
+Exit status 77 (ctest: skipped) when chromium or python3-websocket is missing.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+ARGS = None
+try:
+    import websocket  # noqa: F401  (python3-websocket; cdp.py needs it)
+    from PIL import Image  # python3-pil, for the screenshot check
+    import cdp
+except ImportError as e:  # pragma: no cover
+    print(f"SKIP: {e} (scripts/install-deps.sh installs python3-websocket and python3-pil)")
+    sys.exit(77)
+
+
+def kprof(*args, check=True):
+    r = subprocess.run([ARGS.kprof, *args], capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise AssertionError(f"kprof {' '.join(args)} exited {r.returncode}: {r.stderr}")
+    return r
+
+
+def record_calltree(path, factor):
+    kprof("record", "-g", "-F", "4999", "-o", path, "--",
+          os.path.join(ARGS.programs, "kprof_prog_calltree"), "1.5", factor)
+
+
+def island(html_path):
+    with open(html_path, encoding="utf-8") as f:
+        page = f.read()
+    start = page.index('id="kprof-data">') + len('id="kprof-data">')
+    return json.loads(page[start:page.index("</script>", start)])
+
+
+def changed_nodes(data):
+    s = data["strings"]
+    return [s[n["n"]] for n in data["flame"]["nodes"][1:]
+            if n["cmp"][1] and n["cmp"][1]["v"] == "changed" and n["cmp"][1]["sd"] == ""]
+
+
+# JavaScript helpers evaluated in the page.
+FRAMES = """[...document.querySelectorAll('#flame .frame')].map(e => {
+  const r = e.getBoundingClientRect();
+  return {node: +e.dataset.node, name: e.dataset.name, color: e.dataset.color,
+          x: r.left, y: r.top, w: r.width, h: r.height,
+          bg: getComputedStyle(e).backgroundColor};
+})"""
+ROWS = """[...document.querySelectorAll('#diff-table tbody tr')].map(e => ({
+  name: e.dataset.name, image: e.dataset.image, verdict: e.dataset.verdict,
+  text: e.textContent}))"""
+
+
+def rgb(css):
+    parts = css[css.index("(") + 1:css.index(")")].split(",")
+    return tuple(float(p) for p in parts[:3])
+
+
+class PageTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="kprof-browser-")
+        d = cls.dir
+        cls.pages = {}
+        # (a) the shipped kernels
+        a = os.path.join(d, "a.html")
+        kprof("diff", os.path.join(ARGS.source, "samples/generic.kprof"),
+              os.path.join(ARGS.source, "samples/rt.kprof"), "--label", "generic", "--label", "rt",
+              "--html", a, "--json", os.path.join(d, "a.json"))
+        cls.pages["a"] = a
+        # (b) one caller slowed
+        base, slow = os.path.join(d, "base.kprof"), os.path.join(d, "slow.kprof")
+        record_calltree(base, "1")
+        record_calltree(slow, "2")
+        b = os.path.join(d, "b.html")
+        kprof("diff", base, slow, "--label", "base", "--label", "slow", "--html", b)
+        cls.pages["b"] = b
+        # (c) A/A. At the 5% false discovery rate a correct diff still marks a
+        # frame "changed" in up to 5% of A/A pairs; one fresh pair is drawn
+        # when the first one has such a frame (both: ~1 in 400 runs).
+        c = os.path.join(d, "c.html")
+        cls.aa_attempts = 0
+        for attempt in range(2):
+            cls.aa_attempts += 1
+            aa1, aa2 = os.path.join(d, f"aa1-{attempt}.kprof"), os.path.join(d, f"aa2-{attempt}.kprof")
+            record_calltree(aa1, "1")
+            record_calltree(aa2, "1")
+            kprof("diff", aa1, aa2, "--html", c)
+            if not changed_nodes(island(c)):
+                break
+            print(f"A/A pair {attempt + 1} had changed frames {changed_nodes(island(c))}; "
+                  "recording another", file=sys.stderr)
+        cls.pages["c"] = c
+        # (d) markup in names, from two pasted perf report listings
+        cls.evil = ["operator<< <std::string>(std::ostream&, \"q\" & 'x')",
+                    "evil</script><img src=x onerror=window.__pwned=1>"]
+        for side, counts in (("d1", (5000, 3000, 2000)), ("d2", (2000, 6000, 2000))):
+            total = sum(counts)
+            lines = ["# Overhead       Samples  Command  Shared Object  Symbol",
+                     "# ........  ............  .......  .............  ......", "#"]
+            for name, k in zip(cls.evil + ["main"], counts):
+                lines.append(f"    {100 * k / total:6.2f}%  {k:12d}  app      app            [.] {name}")
+            with open(os.path.join(d, side + ".txt"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+        dh = os.path.join(d, "d.html")
+        kprof("diff", os.path.join(d, "d1.txt"), os.path.join(d, "d2.txt"), "--html", dh)
+        cls.pages["d"] = dh
+        # (e) one profile
+        e = os.path.join(d, "e.html")
+        kprof("report", slow, "--html", e)
+        cls.pages["e"] = e
+
+        cls.browser = cdp.Browser(width=1400, height=1000)
+        cls.browser.__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.__exit__(None, None, None)
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def open(self, key):
+        self.browser.open("file://" + self.pages[key])
+        self.assertEqual(self.browser.errors(), [], f"console errors on page {key}")
+        return island(self.pages[key])
+
+    def frames(self):
+        return self.browser.evaluate(FRAMES)
+
+    def frame_of(self, name, parent_name=None):
+        data = self.data
+        s = data["strings"]
+        for i, n in enumerate(data["flame"]["nodes"]):
+            if s[n["n"]] == name and (parent_name is None or
+                                      s[data["flame"]["nodes"][n["p"]]["n"]] == parent_name):
+                for f in self.frames():
+                    if f["node"] == i:
+                        return f
+        self.fail(f"no drawn frame {name} (under {parent_name})")
+
+    def assert_colors_follow_verdicts(self):
+        nodes = self.data["flame"]["nodes"]
+        frames = self.frames()
+        self.assertGreater(len(frames), 3, "the flame graph is drawn")
+        for f in frames:
+            cmp = nodes[f["node"]]["cmp"][1]
+            if cmp is None:
+                continue
+            if cmp["sd"]:
+                want = "one-sided"
+            elif cmp["v"] != "changed":
+                want = "grey"
+            else:
+                want = "red" if cmp["d"] > 0 else "blue"
+            self.assertEqual(f["color"], want, f"frame {f['name']}: {cmp}")
+            r, g, b = rgb(f["bg"])
+            if want == "red":
+                self.assertGreater(r, max(g, b) + 30, f"{f['name']} painted {f['bg']}")
+            elif want == "blue":
+                self.assertGreater(b, max(r, g) + 20, f"{f['name']} painted {f['bg']}")
+            elif want == "grey":
+                self.assertLess(max(r, g, b) - min(r, g, b), 40, f"{f['name']} painted {f['bg']}")
+
+    def screenshot(self, name):
+        path = os.path.join(ARGS.out, name)
+        self.browser.screenshot(path)
+        with Image.open(path) as im:
+            im = im.convert("RGB")
+            self.assertGreater(im.size[0] * im.size[1], 800 * 600)
+            colors = im.getcolors(maxcolors=1 << 20)
+            self.assertIsNotNone(colors)
+            self.assertGreater(len(colors), 50, f"{name} looks blank")
+            # No single colour covers nearly everything (a blank or error page).
+            self.assertLess(max(c for c, _ in colors), 0.95 * im.size[0] * im.size[1])
+        print(f"screenshot: {path}", file=sys.stderr)
+
+    # ------------------------------------------------------------ (a)
+
+    def test_a_shipped_kernels_table_verdicts(self):
+        self.data = self.open("a")
+        with open(os.path.join(self.dir, "a.json")) as f:
+            want = json.load(f)
+        rows = {(r["name"], r["image"]): r for r in self.browser.evaluate(ROWS)}
+        self.assertGreaterEqual(len(rows), 30)
+        for row in want["rows"][:30]:
+            got = rows.get((row["name"], row["image"]))
+            self.assertIsNotNone(got, f"{row['name']} is in the table")
+            self.assertEqual(got["verdict"], row["sides"][1]["verdict"], row["name"])
+        # Facts of the shipped pair, as `kprof diff` prints them.
+        self.assertEqual(rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["verdict"], "changed")
+        self.assertEqual(rows[("preempt_schedule_irq", "[kernel]")]["verdict"], "changed")
+        self.assertIn("+++", rows[("preempt_schedule_irq", "[kernel]")]["text"])
+        header = self.browser.evaluate("document.querySelector('#header').textContent")
+        for fact in ("generic", "rt", "6.1.0-50-amd64", "cpu-clock", "499 Hz", "1889"):
+            self.assertIn(fact, header)
+        chart = self.browser.evaluate(
+            "[...document.querySelectorAll('#delta-chart .bar')].map(e => [e.dataset.name, e.dataset.verdict])")
+        self.assertIn(["_raw_spin_unlock_irqrestore", "changed"], chart)
+        self.assert_colors_follow_verdicts()
+        self.screenshot("diff-a.png")
+
+    def test_a_filter_and_sort(self):
+        self.data = self.open("a")
+        self.browser.type_into("#filter", "spin")
+        rows = self.browser.evaluate(ROWS)
+        self.assertGreater(len(rows), 0)
+        for r in rows:
+            self.assertIn("spin", (r["name"] + r["image"]).lower())
+        self.browser.type_into("#filter", "")
+        # Sort by a share column: clicking its header orders the rows by it.
+        keys = self.browser.evaluate(
+            "[...document.querySelectorAll('#diff-table thead th[data-key]')].map(e => e.dataset.key)")
+        self.assertGreater(len(keys), 3)
+        name_key = next(k for k in keys if "name" in k or "function" in k)
+        self.browser.evaluate(
+            f"document.querySelector('#diff-table thead th[data-key=\"{name_key}\"]').click()")
+        names = [r["name"] for r in self.browser.evaluate(ROWS)]
+        self.assertTrue(names == sorted(names) or names == sorted(names, reverse=True),
+                        f"sorted by {name_key}: {names[:5]}")
+
+    # ------------------------------------------------------------ (b)
+
+    def test_b_slowed_caller_is_red_and_zooms(self):
+        self.data = self.open("b")
+        self.assertTrue(self.data["flame"]["chains"])
+        self.browser.evaluate("document.querySelector('#flame').scrollIntoView({block: 'center'})")
+        b = self.frame_of("kprof_ct_b", "main")
+        self.assertEqual(b["color"], "red", "the slowed caller's frame")
+        a = self.frame_of("kprof_ct_a", "main")
+        self.assertEqual(a["color"], "blue", "its sibling's share shrank")
+        self.assert_colors_follow_verdicts()
+        self.screenshot("diff-b.png")
+        # Hover shows the numbers.
+        self.browser.hover(b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
+        tip = self.browser.evaluate("document.querySelector('#tooltip').textContent")
+        self.assertIn("kprof_ct_b", tip)
+        self.assertIn("changed", tip)
+        # Click zooms: the frame spans the graph.
+        width = self.browser.evaluate("document.querySelector('#flame').getBoundingClientRect().width")
+        self.browser.click(b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
+        self.assertEqual(self.browser.evaluate("document.querySelector('#flame').dataset.zoom"),
+                         str(b["node"]))
+        zoomed = self.frame_of("kprof_ct_b", "main")
+        self.assertGreater(zoomed["w"], 0.95 * width)
+        self.browser.evaluate("document.querySelector('#flame-reset').click()")
+        self.assertEqual(self.browser.evaluate("document.querySelector('#flame').dataset.zoom"), "0")
+        self.assertEqual(self.browser.errors(), [])
+
+    def test_b_search_finds_a_function(self):
+        self.data = self.open("b")
+        self.browser.type_into("#flame-search", "kprof_ct_leaf")
+        matches = self.browser.evaluate(
+            "[...document.querySelectorAll('#flame .frame.match')].map(e => e.dataset.name)")
+        self.assertGreaterEqual(len(matches), 2, "the leaf under a and under b")
+        self.assertTrue(all(m == "kprof_ct_leaf" for m in matches), matches)
+        text = self.browser.evaluate("document.querySelector('#flame-match').textContent")
+        self.assertIn("%", text)
+
+    # ------------------------------------------------------------ (c)
+
+    def test_c_same_workload_paints_nothing(self):
+        self.data = self.open("c")
+        colors = {f["color"] for f in self.frames()}
+        self.assertNotIn("red", colors, f"A/A ({self.aa_attempts} pairs recorded)")
+        self.assertNotIn("blue", colors, f"A/A ({self.aa_attempts} pairs recorded)")
+        self.assert_colors_follow_verdicts()
+
+    # ------------------------------------------------------------ (d)
+
+    def test_d_markup_in_names_is_text(self):
+        self.data = self.open("d")
+        rows = self.browser.evaluate(ROWS)
+        names = [r["name"] for r in rows]
+        for evil in self.evil:
+            self.assertIn(evil, names)
+        self.assertEqual(self.browser.evaluate("document.querySelectorAll('#app img').length"), 0)
+        self.assertEqual(self.browser.evaluate("typeof window.__pwned"), "undefined")
+        texts = self.browser.evaluate(
+            "[...document.querySelectorAll('#flame .frame')].map(e => e.textContent)")
+        self.assertTrue(any("</script>" in t for t in texts), texts)
+
+    # ------------------------------------------------------------ (e)
+
+    def test_e_report_page(self):
+        self.data = self.open("e")
+        rows = self.browser.evaluate(
+            "[...document.querySelectorAll('#report-table tbody tr')].map(e => e.textContent)")
+        self.assertTrue(any("kprof_ct_leaf" in r for r in rows))
+        colors = {f["color"] for f in self.frames()}
+        self.assertIn("user", colors)
+        self.assertTrue(colors <= {"user", "kernel", "other"}, colors)
+        leaf = self.frame_of("kprof_ct_leaf", "kprof_ct_b")
+        self.assertGreater(leaf["w"], 10)
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--kprof", required=True)
+    p.add_argument("--programs", required=True)
+    p.add_argument("--source", required=True)
+    p.add_argument("--out", required=True)
+    ARGS, rest = p.parse_known_args()
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        print("SKIP: /usr/bin/chromium is not installed (scripts/install-deps.sh installs it)")
+        sys.exit(77)
+    os.makedirs(ARGS.out, exist_ok=True)
+    unittest.main(argv=[sys.argv[0], "-v", *rest])
+
+
+if __name__ == "__main__":
+    main()
