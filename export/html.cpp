@@ -84,6 +84,12 @@ json compare_json(const DiffCompare& c, NoiseMethod method, bool full) {
   json j = {{"d", pp(c.change.delta_pp)},   {"lo", pp(c.change.lo_pp)},
             {"hi", pp(c.change.hi_pp)},     {"q", num(c.q, 3)},
             {"v", verdict_name(c, method)}, {"sd", sidedness_mark(c.sided)}};
+  if (full && c.work_tested) {
+    j["wlo"] = pp(c.work.lo_pp);
+    j["whi"] = pp(c.work.hi_pp);
+    j["wq"] = num(c.work_q, 3);
+    j["wv"] = work_verdict_name(c, method);
+  }
   if (full) {
     j["p"] = num(c.change.p, 3);
     j["r"] = c.ratio ? num(*c.ratio, 4) : json(nullptr);
@@ -170,6 +176,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
     if (s > 0) {
       side["noise"] = noise_method_name(r.noise[s]);
       side["noise_text"] = diff_noise_line(r, s);
+      side["ci_level"] = num(100 * (1 - r.interval_alpha[s]), 4);
     }
     sides.push_back(std::move(side));
   }

@@ -83,11 +83,18 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
     for (const char* c : {" %", " samples", " period"}) head.push_back(l + c);
     if (r.has_work) head.push_back(l + " events_per_work");
     if (s == 0) continue;
-    for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " p", " q", " ratio", " sided",
-                          " verdict", " noise_method"}) {
+    for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " ci_level", " p", " q", " ratio",
+                          " sided", " verdict", " noise_method"}) {
       head.push_back(l + c);
     }
-    if (r.has_work) head.push_back(l + " events_per_work_change_pct");
+    if (r.has_work) {
+      for (const char* c :
+           {" events_per_work_change_pct", " events_per_work_ci_lo_pct",
+            " events_per_work_ci_hi_pct", " events_per_work_ci_level", " events_per_work_p",
+            " events_per_work_q", " events_per_work_verdict"}) {
+        head.push_back(l + c);
+      }
+    }
   }
   write_csv_row(out, head);
   for (const DiffRow& row : r.rows) {
@@ -102,14 +109,26 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       if (r.has_work) f.push_back(csv_opt(c.events_per_work));
       if (s == 0) continue;
       const DiffCompare& d = row.vs_base[s];
-      for (double v : {d.change.delta_pp, d.change.lo_pp, d.change.hi_pp, d.change.p, d.q}) {
+      for (double v : {d.change.delta_pp, d.change.lo_pp, d.change.hi_pp, 1 - r.interval_alpha[s],
+                       d.change.p, d.q}) {
         f.push_back(csv_num(v));
       }
       f.push_back(csv_opt(d.ratio));
       f.push_back(sidedness_mark(d.sided));
       f.push_back(verdict_name(d, r.noise[s]));
       f.push_back(noise_method_name(r.noise[s]));
-      if (r.has_work) f.push_back(csv_opt(d.work_change_pct));
+      if (r.has_work) {
+        f.push_back(csv_opt(d.work_change_pct));
+        if (d.work_tested) {
+          for (double v :
+               {d.work.lo_pp, d.work.hi_pp, 1 - r.work_interval_alpha[s], d.work.p, d.work_q}) {
+            f.push_back(csv_num(v));
+          }
+        } else {
+          f.insert(f.end(), 5, "");
+        }
+        f.push_back(work_verdict_name(d, r.noise[s]));
+      }
     }
     write_csv_row(out, f);
   }
@@ -139,7 +158,11 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
       side["idle_pct"] = m.rates->idle_pct;
       side["iowait_pct"] = m.rates->iowait_pct;
     }
-    if (s > 0) side["noise_method"] = noise_method_name(r.noise[s]);
+    if (s > 0) {
+      side["noise_method"] = noise_method_name(r.noise[s]);
+      side["interval_level"] = 1 - r.interval_alpha[s];
+      if (r.has_work) side["events_per_work_interval_level"] = 1 - r.work_interval_alpha[s];
+    }
     sides.push_back(std::move(side));
   }
   j["profiles"] = std::move(sides);
@@ -162,6 +185,13 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
         cell["sided"] = sidedness_mark(d.sided);
         cell["verdict"] = verdict_name(d, r.noise[s]);
         cell["events_per_work_change_pct"] = opt(d.work_change_pct);
+        if (d.work_tested) {
+          cell["events_per_work_ci_lo_pct"] = num(d.work.lo_pp);
+          cell["events_per_work_ci_hi_pct"] = num(d.work.hi_pp);
+          cell["events_per_work_p"] = num(d.work.p);
+          cell["events_per_work_q"] = num(d.work_q);
+          cell["events_per_work_verdict"] = work_verdict_name(d, r.noise[s]);
+        }
       }
       cells.push_back(std::move(cell));
     }

@@ -13,10 +13,13 @@
 #include "core/format.h"
 #include "report/callgraph.h"
 #include "report/canonical.h"
+#include "report/diff_rows.h"
 #include "report/summary.h"
 #include "report/table.h"
 
 namespace kprof {
+
+using diff_detail::RunTotals;
 
 DiffBy parse_diff_by(const std::string& s) {
   if (s == "function") return DiffBy::Function;
@@ -265,11 +268,6 @@ std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
   return rows;
 }
 
-struct RunTotals {
-  uint64_t samples = 0, period = 0;
-  double work = 0;  // score x seconds; 0 without scores
-};
-
 std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& sides,
                                                const Scores& scores) {
   std::vector<std::vector<RunTotals>> t;
@@ -294,78 +292,6 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
     }
   }
   return t;
-}
-
-DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
-                   bool with_work) {
-  DiffCell c;
-  std::vector<double> epw;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    c.samples += runs[r].samples;
-    c.period += runs[r].period;
-    c.run_pct.push_back(percent_of(runs[r].samples, totals[r].samples));
-    if (with_work && totals[r].work > 0) {
-      // Without periods in the histogram, a sample stands for one event.
-      const double events = totals[r].period ? static_cast<double>(runs[r].period)
-                                             : static_cast<double>(runs[r].samples);
-      epw.push_back(events / totals[r].work);
-    }
-  }
-  c.pct = mean_of(c.run_pct);
-  if (with_work && epw.size() == runs.size()) c.events_per_work = mean_of(epw);
-  return c;
-}
-
-void compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
-                  const std::vector<std::vector<RunTotals>>& totals, double alpha) {
-  uint64_t n0 = 0, n1 = 0;
-  for (const RunTotals& t : totals[0]) n0 += t.samples;
-  for (const RunTotals& t : totals[s]) n1 += t.samples;
-  std::vector<double> p;
-  std::vector<size_t> tested;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    DiffRow& row = rows[i];
-    const DiffCell& a = row.cells[0];
-    const DiffCell& b = row.cells[s];
-    DiffCompare& c = row.vs_base[s];
-    c.sided = a.samples && b.samples ? Sidedness::Both
-              : a.samples            ? Sidedness::OnlyBase
-              : b.samples            ? Sidedness::OnlyNew
-                                     : Sidedness::Neither;
-    if (method == NoiseMethod::RunVariance) {
-      // Two or three runs can spread less than sampling alone makes them:
-      // a row with 2 samples in each new run and none in the base's has a
-      // Welch p near 0. A row is a change only when the pooled counts say so
-      // too: the larger p, and an interval holding both intervals, so the
-      // interval and the verdict still agree.
-      c.change = welch_change(a.run_pct, b.run_pct, alpha);
-      const Change pooled = sampling_change(a.samples, n0, b.samples, n1, alpha);
-      c.change.p = std::max(c.change.p, pooled.p);
-      c.change.lo_pp = std::min(c.change.lo_pp, pooled.lo_pp);
-      c.change.hi_pp = std::max(c.change.hi_pp, pooled.hi_pp);
-    } else if (method == NoiseMethod::Sampling) {
-      c.change = sampling_change(a.samples, n0, b.samples, n1, alpha);
-    } else {  // shares without counts: the change, and nothing about its noise
-      c.change.delta_pp = b.pct - a.pct;
-      c.change.lo_pp = -std::numeric_limits<double>::infinity();
-      c.change.hi_pp = std::numeric_limits<double>::infinity();
-      c.change.p = 1;
-    }
-    if (a.pct > 0) c.ratio = b.pct / a.pct;
-    if (a.events_per_work && b.events_per_work && *a.events_per_work > 0) {
-      c.work_change_pct = 100.0 * (*b.events_per_work / *a.events_per_work - 1.0);
-    }
-    row.max_abs_delta = std::max(row.max_abs_delta, std::fabs(c.change.delta_pp));
-    if (c.sided == Sidedness::Neither) continue;
-    p.push_back(c.change.p);
-    tested.push_back(i);
-  }
-  const std::vector<double> q = benjamini_hochberg(p);
-  for (size_t j = 0; j < tested.size(); ++j) {
-    DiffCompare& c = rows[tested[j]].vs_base[s];
-    c.q = q[j];
-    c.within_noise = q[j] > alpha;
-  }
 }
 
 std::string share_title(const EventInfo& e) {
@@ -472,12 +398,14 @@ DiffResult diff_profiles(const DiffInput& in) {
     row.name = std::move(a.key.name);
     row.raw_names.assign(a.raw.begin(), a.raw.end());
     for (size_t s = 0; s < in.sides.size(); ++s) {
-      row.cells.push_back(make_cell(a.runs[s], totals[s], out.has_work));
+      row.cells.push_back(diff_detail::make_cell(a.runs[s], totals[s], out.has_work));
     }
     row.vs_base.resize(in.sides.size());
     out.rows.push_back(std::move(row));
   }
   out.noise.resize(in.sides.size(), NoiseMethod::Sampling);
+  out.interval_alpha.resize(in.sides.size(), in.options.alpha);
+  out.work_interval_alpha.resize(in.sides.size(), in.options.alpha);
   auto counted = [](const DiffSide& side) {
     return std::all_of(side.runs.begin(), side.runs.end(),
                        [](const DiffRun& run) { return run.run.sample_counts; });
@@ -488,7 +416,10 @@ DiffResult diff_profiles(const DiffInput& in) {
     } else if (in.sides[0].runs.size() >= 2 && in.sides[s].runs.size() >= 2) {
       out.noise[s] = NoiseMethod::RunVariance;
     }
-    compare_side(out.rows, s, out.noise[s], totals, in.options.alpha);
+    const diff_detail::SideLevels levels = diff_detail::compare_side(
+        out.rows, s, out.noise[s], totals, in.options.alpha, out.has_work);
+    out.interval_alpha[s] = levels.share_alpha;
+    out.work_interval_alpha[s] = levels.work_alpha;
   }
   auto max_pct = [](const DiffRow& r) {
     double m = 0;
@@ -507,6 +438,12 @@ DiffResult diff_profiles(const DiffInput& in) {
 const char* verdict_name(const DiffCompare& c, NoiseMethod method) {
   if (method == NoiseMethod::None) return "no verdict";
   return c.within_noise ? "noise" : "changed";
+}
+
+const char* work_verdict_name(const DiffCompare& c, NoiseMethod method) {
+  if (!c.work_tested) return "";
+  if (method == NoiseMethod::None) return "no verdict";
+  return c.work_within_noise ? "noise" : "changed";
 }
 
 uint64_t DiffRun::samples() const {

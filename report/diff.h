@@ -97,6 +97,7 @@ struct DiffCell {        // one row on one side
   uint64_t period = 0;   // summed over runs (events)
   std::vector<double> run_pct;
   std::optional<double> events_per_work;  // mean over runs; with scores only
+  std::vector<double> run_events_per_work;  // per run; with scores only
 };
 
 enum class Sidedness { Both, OnlyBase, OnlyNew, Neither };
@@ -109,10 +110,19 @@ struct DiffCompare {  // one row, one non-base side against the base
   std::optional<double> ratio;  // new / base; none when base is 0
   Sidedness sided = Sidedness::Both;
   std::optional<double> work_change_pct;  // events per work, new vs base, in %
+  // Events per work judged like the share (with scores, base events > 0):
+  // the change in % of the base's events per work (delta_pp holds %), its
+  // interval and p; q and the verdict from BH across the rows so tested.
+  bool work_tested = false;
+  Change work;
+  double work_q = 1;
+  bool work_within_noise = true;
 };
 
 // "changed", "noise", or "no verdict" (NoiseMethod::None).
 const char* verdict_name(const DiffCompare& c, NoiseMethod method);
+// The same for events per work; "" when the row was not tested for it.
+const char* work_verdict_name(const DiffCompare& c, NoiseMethod method);
 
 struct DiffRow {
   std::string image;                   // "" with --by mode
@@ -133,6 +143,9 @@ struct DiffResult {
   std::vector<SideSummary> summary;
   std::string speedup_source;      // "score 'tps'", "wall time", or "" (none)
   std::vector<NoiseMethod> noise;  // per side ([0] unused)
+  // Per side ([0] unused): the intervals are at level 1 - alpha_used, the
+  // false coverage-rate level (report/diff_rows.h), for shares and per work.
+  std::vector<double> interval_alpha, work_interval_alpha;
   std::string share_title;         // "Cycles%" / "Samples%"
   bool has_work = false;           // every run has a score: events per work shown
   std::vector<DiffRow> rows;       // every row, by max |delta| then share

@@ -26,7 +26,12 @@ std::string opt_fixed(const std::optional<double>& v, int decimals) {
 }
 
 std::string interval_level(double alpha) {
-  return printf_string("%g%%", 100 * (1 - alpha));
+  return printf_string("%.4g%%", 100 * (1 - alpha));
+}
+
+// The level of side s's intervals (false coverage-rate adjusted).
+double side_alpha(const std::vector<double>& alphas, size_t s, double fallback) {
+  return s < alphas.size() ? alphas[s] : fallback;
 }
 
 bool shown(const DiffRow& row, const DiffOptions& o) {
@@ -124,9 +129,12 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
 }  // namespace
 
 std::string diff_noise_line(const DiffResult& r, size_t s) {
-  size_t tested = 0;
-  for (const DiffRow& row : r.rows) tested += row.vs_base[s].sided != Sidedness::Neither;
-  const std::string level = interval_level(r.options.alpha);
+  size_t tested = 0, changed = 0;
+  for (const DiffRow& row : r.rows) {
+    tested += row.vs_base[s].sided != Sidedness::Neither;
+    changed += row.vs_base[s].sided != Sidedness::Neither && !row.vs_base[s].within_noise;
+  }
+  const std::string level = interval_level(side_alpha(r.interval_alpha, s, r.options.alpha));
   std::string line = "noise for " + r.labels[s] + ": ";
   auto listing = [&](size_t side) {
     const std::string& f = r.summary[side].source_format;
@@ -149,8 +157,10 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
         "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +
         " Newcombe interval on Δpp";
   }
-  return line + "; verdict after Benjamini–Hochberg at FDR " +
-         printf_string("%g%%", 100 * r.options.alpha) + " over " + std::to_string(tested) + " rows";
+  return line + " (the false coverage-rate level for " + std::to_string(changed) + " changed of " +
+         std::to_string(tested) + " rows: an interval excludes 0 exactly when its row is " +
+         "changed); verdict after Benjamini–Hochberg at FDR " +
+         printf_string("%g%%", 100 * r.options.alpha);
 }
 
 namespace {
@@ -164,7 +174,8 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
   for (size_t s = 1; s < r.labels.size(); ++s) {
     cols.push_back({r.labels[s] + " %", Align::Right});
     cols.push_back({"Δpp", Align::Right});
-    cols.push_back({interval_level(o.alpha) + " interval", Align::Right});
+    cols.push_back(
+        {interval_level(side_alpha(r.interval_alpha, s, o.alpha)) + " interval", Align::Right});
     cols.push_back({"ratio", Align::Right});
     cols.push_back({"verdict"});
   }
@@ -211,39 +222,71 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
 void write_work(std::ostream& out, const DiffResult& r) {
   const DiffOptions& o = r.options;
   out << "Events per unit of work (" << r.speedup_source
-      << " read as work per second; largest absolute change first)\n";
-  std::vector<std::pair<double, const DiffRow*>> order;
+      << " read as work per second; changed rows first, then by largest absolute change)\n";
+  for (size_t s = 1; s < r.labels.size(); ++s) {
+    size_t tested = 0;
+    for (const DiffRow& row : r.rows) tested += row.vs_base[s].work_tested;
+    out << "noise for " << r.labels[s] << ": "
+        << (r.noise[s] == NoiseMethod::RunVariance
+                ? "run-to-run variance of each run's events per work (Welch), held to the "
+                  "pooled sample counts"
+                : "sampling statistics of the sample counts against the work done")
+        << "; " << interval_level(side_alpha(r.work_interval_alpha, s, o.alpha))
+        << " false coverage-rate interval; Benjamini–Hochberg at FDR "
+        << printf_string("%g%%", 100 * o.alpha) << " over " << tested << " rows\n";
+  }
+  struct Order {
+    bool changed = false;
+    double change = 0;
+    const DiffRow* row = nullptr;
+  };
+  std::vector<Order> order;
   for (const DiffRow& row : r.rows) {
     if (!shown(row, o)) continue;
-    double m = 0;
+    Order e{false, 0, &row};
     const double base = row.cells[0].events_per_work.value_or(0);
     for (size_t s = 1; s < row.cells.size(); ++s) {
-      m = std::max(m, std::fabs(row.cells[s].events_per_work.value_or(0) - base));
+      const DiffCompare& c = row.vs_base[s];
+      e.changed |= c.work_tested && !c.work_within_noise && r.noise[s] != NoiseMethod::None;
+      e.change = std::max(e.change, std::fabs(row.cells[s].events_per_work.value_or(0) - base));
     }
-    order.emplace_back(m, &row);
+    order.push_back(e);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(order.begin(), order.end(), [](const Order& a, const Order& b) {
+    if (a.changed != b.changed) return a.changed;
+    return a.change > b.change;
+  });
   order.resize(limit(o.top, order.size()));
   std::vector<Column> cols = {{r.labels[0], Align::Right}};
   for (size_t s = 1; s < r.labels.size(); ++s) {
     cols.push_back({r.labels[s], Align::Right});
     cols.push_back({"change", Align::Right});
+    cols.push_back({"interval", Align::Right});
+    cols.push_back({"verdict"});
   }
   if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
   cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
   TextTable table(std::move(cols));
   auto g = [](const std::optional<double>& v) { return v ? printf_string("%.4g", *v) : "-"; };
-  for (const auto& [m, row] : order) {
+  auto pct = [](double v) {
+    return std::isfinite(v) ? printf_string("%+.1f%%", v) : std::string(v > 0 ? "+inf" : "-inf");
+  };
+  for (const Order& e : order) {
+    const DiffRow* row = e.row;
     std::vector<std::string> cells = {g(row->cells[0].events_per_work)};
+    bool all_noise = true;
     for (size_t s = 1; s < r.labels.size(); ++s) {
-      const auto& w = row->vs_base[s].work_change_pct;
+      const DiffCompare& c = row->vs_base[s];
       cells.push_back(g(row->cells[s].events_per_work));
-      cells.push_back(w ? printf_string("%+.1f%%", *w) : sidedness_mark(row->vs_base[s].sided));
+      cells.push_back(c.work_change_pct ? pct(*c.work_change_pct) : sidedness_mark(c.sided));
+      cells.push_back(c.work_tested ? "[" + pct(c.work.lo_pp) + ", " + pct(c.work.hi_pp) + "]"
+                                    : "");
+      cells.push_back(work_verdict_name(c, r.noise[s]));
+      all_noise &= !(c.work_tested && !c.work_within_noise);
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(*row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row->image : row->name);
-    table.add_row(std::move(cells));
+    table.add_row(std::move(cells), style_code(Style::Dim, o.color && all_noise));
   }
   table.write(out);
 }

@@ -5,7 +5,7 @@
 
   let drawChart = null;
   if (DIFF && NS > 1) {
-    const s = section('sec-chart', 'Largest changes (Δpp with ' + LEVEL + ' interval)', 'chart');
+    const s = section('sec-chart', 'Largest changes (Δpp with its ' + SIDES.slice(1).map((sd, k) => levelFor(k + 1)).join(', ') + ' interval)', 'chart');
     const chart = svg('svg', {id: 'delta-chart', role: 'img', 'aria-label': 'largest changes in percentage points'});
     const legend = el('div', {className: 'legend', id: 'delta-legend'});
     const sw = (cls, text) => el('span', null, el('span', {className: 'swatch ' + cls}), text);

@@ -87,6 +87,9 @@
   }
   const level = 100 * (1 - (D.alpha == null ? 0.05 : D.alpha));
   const LEVEL = (+level.toFixed(4)) + '%';
+  // The level of side k's intervals: false coverage-rate adjusted, so an
+  // interval excludes 0 exactly when its row is changed.
+  const levelFor = (k) => (SIDES[k] && SIDES[k].ci_level != null ? (+SIDES[k].ci_level.toFixed(2)) + '%' : LEVEL);
 
   // A comparison's colour: one-sided, red (grew), blue (shrank) or grey.
   function colorOf(c) {
@@ -118,7 +121,10 @@
   if (D.by) meta.push('by ' + D.by);
   if (D.view) meta.push('view: ' + D.view);
   if (D.share) meta.push('shares: ' + D.share);
-  if (DIFF) meta.push(LEVEL + ' intervals, Benjamini–Hochberg FDR ' + (+(100 * D.alpha).toFixed(4)) + '%');
+  if (DIFF) {
+    meta.push('false coverage-rate intervals (' + SIDES.slice(1).map((sd, k) => levelFor(k + 1)).join(', ') +
+      '), Benjamini–Hochberg FDR ' + (+(100 * D.alpha).toFixed(4)) + '%');
+  }
   app.append(el('div', {className: 'meta-line'}, meta.join(' · ')));
 
   function section(id, heading, navText) {

@@ -107,7 +107,7 @@
           const c = cmp(it, k);
           return td(c ? signed(c.d) : '–', 'num' + changeClass(c));
         }});
-      cols.push({key: 'ci' + k, title: LEVEL + ' interval', sub, num: true,
+      cols.push({key: 'ci' + k, title: levelFor(k) + ' interval', sub, num: true,
         help: 'interval on Δpp (sorts by its lower end)',
         value: (it) => { const c = cmp(it, k); return !c ? null : c.lo == null ? -Infinity : c.lo; },
         cell: (it) => { const c = cmp(it, k); return td(c ? interval(c.lo, c.hi) : '–', 'num'); }});
@@ -222,23 +222,39 @@
 
   if (DIFF && D.has_work) {
     const s = section('sec-work', 'Events per unit of work', 'work');
+    // changed rows first (any side), then by the largest |change|
+    const changedW = (r) => r.cmp.slice(1).some((c) => c && c.wv === 'changed');
     const maxW = (r) => Math.max(0, ...r.cmp.slice(1).map((c) => Math.abs((c && c.w) || 0)));
-    const list = ROWS.filter((r) => r.epw).sort((a, b) => maxW(b) - maxW(a)).slice(0, 50);
+    const list = ROWS.filter((r) => r.epw)
+      .sort((a, b) => (changedW(b) - changedW(a)) || (maxW(b) - maxW(a))).slice(0, 50);
     const head = el('tr', null, el('th', null, 'function'));
     for (let k = 0; k < NS; ++k) head.append(el('th', {className: 'num'}, 'events/work', el('span', {className: 'sub'}, label(k))));
-    for (let k = 1; k < NS; ++k) head.append(el('th', {className: 'num'}, 'change', el('span', {className: 'sub'}, label(k))));
+    for (let k = 1; k < NS; ++k) {
+      head.append(el('th', {className: 'num'}, 'change', el('span', {className: 'sub'}, label(k))),
+        el('th', {className: 'num'}, 'interval', el('span', {className: 'sub'}, label(k))),
+        el('th', null, 'verdict', el('span', {className: 'sub'}, label(k))));
+    }
+    const pctOrInf = (v, neg) => (v == null ? (neg ? '−∞' : '+∞') : signed(v, 1) + '%');
     const body = el('tbody');
     for (const r of list) {
       const tr = el('tr', {dataset: {name: str(r.n), image: str(r.i)}}, td(displayName(r.n, r.i), 'name'));
       for (let k = 0; k < NS; ++k) tr.append(td(sig(r.epw[k]), 'num'));
+      let anyChanged = false;
       for (let k = 1; k < NS; ++k) {
-        const w = r.cmp[k] && r.cmp[k].w;
-        tr.append(td(w == null ? '–' : signed(w, 2) + '%', 'num'));
+        const c = r.cmp[k];
+        const w = c && c.w;
+        const grew = c && c.wv === 'changed' ? (w > 0 ? ' grew' : ' shrank') : '';
+        anyChanged = anyChanged || grew !== '';
+        tr.append(td(w == null ? '–' : signed(w, 2) + '%', 'num' + grew),
+          td(c && c.wv ? '[' + pctOrInf(c.wlo, true) + ', ' + pctOrInf(c.whi, false) + ']' : '', 'num'),
+          td(c && c.wv ? c.wv : '', verdictClass(c && c.wv)));
       }
+      if (!anyChanged) tr.classList.add('all-noise');
       body.append(tr);
     }
-    s.append(el('p', {className: 'note'}, 'The ' + list.length + ' rows with the largest change; every row has it in the ' +
-      'Δwork % column of the diff table.'),
+    s.append(el('p', {className: 'note'}, 'The ' + list.length + ' rows with a change of events per unit of work, ' +
+      'changed first; every row has it in the Δwork % column of the diff table. Intervals at the false ' +
+      'coverage-rate level, verdicts after Benjamini–Hochberg, as for shares.'),
     el('div', {className: 'table-wrap'}, el('table', {id: 'work', className: 'data'}, el('thead', null, head), body)));
   }
 

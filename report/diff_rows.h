@@ -1,0 +1,45 @@
+// Inside the diff (report/diff.h): a row's cells and the judgement of every
+// row of one side against the base. Used by diff.cpp only.
+//
+// Shares: sampling statistics (Newcombe) with one run on a side, else
+// run-to-run variance (Welch) held to the pooled counts; Benjamini–Hochberg
+// across the rows at FDR alpha. Events per unit of work (with scores): the
+// same two methods on each run's events per work — Welch on the per-run
+// values, or with one run a side the sample counts against the work done (a
+// score test on the conditional binomial) — and their own BH.
+//
+// Intervals are false coverage-rate intervals (Benjamini & Yekutieli 2005):
+// when BH selects R of the m rows tested, every row's interval is at level
+// 1 - R * alpha / m (R = 0 counts as 1), which excludes zero exactly when BH
+// selects the row, so no interval contradicts its verdict. The level is
+// returned for the header.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/aggregate.h"
+#include "report/diff.h"
+
+namespace kprof::diff_detail {
+
+struct RunTotals {
+  uint64_t samples = 0, period = 0;
+  double work = 0;  // score x seconds; 0 without scores
+};
+
+// A row's cell on one side from its per-run counts and the runs' totals.
+DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
+                   bool with_work);
+
+// Judges side `s` of every row against side 0 (vs_base[s]), shares and, when
+// `with_work`, events per work. Returns the alphas of the intervals' levels.
+struct SideLevels {
+  double share_alpha = 0.05;
+  double work_alpha = 0.05;
+};
+SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
+                        const std::vector<std::vector<RunTotals>>& totals, double alpha,
+                        bool with_work);
+
+}  // namespace kprof::diff_detail

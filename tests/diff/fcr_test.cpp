@@ -1,0 +1,166 @@
+// Intervals that agree with verdicts (false coverage-rate intervals), and
+// events per unit of work judged like shares (report/diff_rows.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "report/diff.h"
+#include "tests/diff/diff_support.h"
+
+namespace kprof {
+namespace {
+
+using difftest::Entry;
+using difftest::make_run;
+
+bool excludes_zero(double lo, double hi) {
+  return lo > 0 || hi < 0;
+}
+
+// Every tested row: its interval excludes 0 exactly when its verdict is
+// "changed", for shares and for events per work.
+void expect_intervals_agree(const DiffResult& r, const std::string& what,
+                            bool need_changes = true) {
+  size_t changed = 0, work_changed = 0;
+  for (const DiffRow& row : r.rows) {
+    for (size_t s = 1; s < r.labels.size(); ++s) {
+      const DiffCompare& c = row.vs_base[s];
+      if (c.sided == Sidedness::Neither) continue;
+      EXPECT_EQ(excludes_zero(c.change.lo_pp, c.change.hi_pp), !c.within_noise)
+          << what << ": " << row.name << " Δ " << c.change.delta_pp << " [" << c.change.lo_pp
+          << ", " << c.change.hi_pp << "] q " << c.q;
+      changed += !c.within_noise;
+      if (!c.work_tested) continue;
+      EXPECT_EQ(excludes_zero(c.work.lo_pp, c.work.hi_pp), !c.work_within_noise)
+          << what << " per work: " << row.name << " " << c.work.delta_pp << "% [" << c.work.lo_pp
+          << ", " << c.work.hi_pp << "] q " << c.work_q;
+      work_changed += !c.work_within_noise;
+    }
+  }
+  if (!need_changes) return;
+  EXPECT_GT(changed, 0u) << what << ": the check needs changed rows";
+  if (r.has_work) EXPECT_GT(work_changed, 0u) << what;
+}
+
+TEST(DiffFcr, SeedIntervalsAgreeWithVerdicts) {
+  const DiffResult r = diff_profiles(difftest::seed_oltp_input());
+  expect_intervals_agree(r, "seed OLTP");
+  ASSERT_EQ(r.interval_alpha.size(), 2u);
+  EXPECT_GT(r.interval_alpha[1], 0);
+  EXPECT_LE(r.interval_alpha[1], 0.05) << "never narrower than 95%";
+}
+
+// The example: in the shipped generic-vs-RT diff kmem_cache_alloc had
+// a 95% interval of [-3.58, -0.57] and the verdict noise.
+TEST(DiffFcr, ShippedDemoDiffHasNoContradiction) {
+  DiffInput in;
+  std::vector<std::string> warnings;
+  for (const char* f : {"generic", "rt"}) {
+    in.sides.push_back(
+        {f, {load_diff_run(std::string(KPROF_SOURCE_DIR) + "/samples/" + f + ".kprof", warnings)}});
+  }
+  const DiffResult r = diff_profiles(in);
+  expect_intervals_agree(r, "shipped demo");
+  const DiffRow* kmem = nullptr;
+  for (const DiffRow& row : r.rows) {
+    if (row.name == "kmem_cache_alloc") kmem = &row;
+  }
+  ASSERT_NE(kmem, nullptr);
+  EXPECT_TRUE(kmem->vs_base[1].within_noise);
+  EXPECT_LT(kmem->vs_base[1].change.lo_pp, 0);
+  EXPECT_GT(kmem->vs_base[1].change.hi_pp, 0) << "its interval now holds 0, as its verdict says";
+}
+
+// The hot-cold program's design in code: per unit of work it costs hot 3 and
+// cold 1 units of CPU time; on the new side cold costs 1.3. Each run is
+// 100 s at a fixed sample rate, so the work done (score) falls on the new
+// side, hot's events per work stay and cold's grow 30%. A dozen kernel rows
+// of one or two samples come and go.
+std::vector<Entry> hot_cold(std::mt19937_64& rng, double cold_cost, uint64_t samples) {
+  const double total = 3 + cold_cost;
+  std::binomial_distribution<uint64_t> hot(samples, 3 / total);
+  const uint64_t h = hot(rng);
+  std::vector<Entry> e = {{"/bin/hotcold", "kprof_hot", Mode::User, h},
+                          {"/bin/hotcold", "kprof_cold", Mode::User, samples - h}};
+  std::uniform_int_distribution<int> few(0, 2);
+  for (int k = 0; k < 12; ++k) {
+    if (const int n = few(rng)) {
+      e.push_back(
+          {"[kernel]", "kfunc_" + std::to_string(k), Mode::Kernel, static_cast<uint64_t>(n)});
+    }
+  }
+  return e;
+}
+
+DiffInput hot_cold_input(size_t runs, uint64_t samples, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> jitter(1.0, 0.01);
+  DiffInput in;
+  for (double cold : {1.0, 1.3}) {
+    DiffSide side;
+    side.label = cold == 1.0 ? "base" : "slow";
+    for (size_t r = 0; r < runs; ++r) {
+      DiffRun run = make_run(side.label, hot_cold(rng, cold, samples));
+      // Scores vary from run to run; with one run a side nothing can say by
+      // how much, so that case gets the design's exact score.
+      run.score = 1000 * 4 / (3 + cold) * (runs > 1 ? jitter(rng) : 1.0);
+      side.runs.push_back(std::move(run));
+    }
+    in.sides.push_back(std::move(side));
+  }
+  return in;
+}
+
+const DiffRow* row_named(const DiffResult& r, const std::string& name) {
+  for (const DiffRow& row : r.rows) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+void expect_work_design(const DiffResult& r, const std::string& what) {
+  ASSERT_TRUE(r.has_work) << what;
+  const DiffRow* cold = row_named(r, "kprof_cold");
+  const DiffRow* hot = row_named(r, "kprof_hot");
+  ASSERT_TRUE(cold && hot) << what;
+  const DiffCompare& c = cold->vs_base[1];
+  ASSERT_TRUE(c.work_tested);
+  EXPECT_EQ(std::string(work_verdict_name(c, r.noise[1])), "changed") << what;
+  EXPECT_LT(c.work.lo_pp, 30) << what << ": the interval holds the design's +30%";
+  EXPECT_GT(c.work.hi_pp, 30) << what;
+  EXPECT_EQ(std::string(work_verdict_name(hot->vs_base[1], r.noise[1])), "noise")
+      << what << ": hot costs the same per unit of work (" << hot->vs_base[1].work.delta_pp << "%)";
+  for (const DiffRow& row : r.rows) {
+    if (row.name.rfind("kfunc_", 0) != 0) continue;
+    const DiffCompare& k = row.vs_base[1];
+    EXPECT_TRUE(!k.work_tested || k.work_within_noise)
+        << what << ": " << row.name << " with " << row.cells[0].samples << " and "
+        << row.cells[1].samples << " samples is noise, not " << k.work.delta_pp << "%";
+  }
+  expect_intervals_agree(r, what);
+}
+
+TEST(DiffFcr, PerWorkThreeRunsFindTheSlowedFunctionOnly) {
+  const DiffResult r = diff_profiles(hot_cold_input(3, 20000, 1));
+  EXPECT_EQ(r.noise[1], NoiseMethod::RunVariance);
+  expect_work_design(r, "3 vs 3 runs");
+}
+
+TEST(DiffFcr, PerWorkOneRunUsesTheSampleCounts) {
+  const DiffResult r = diff_profiles(hot_cold_input(1, 50000, 2));
+  EXPECT_EQ(r.noise[1], NoiseMethod::Sampling);
+  expect_work_design(r, "1 vs 1 run");
+}
+
+TEST(DiffFcr, ManySeedsNeverContradict) {
+  for (uint64_t seed = 10; seed < 30; ++seed) {
+    expect_intervals_agree(diff_profiles(hot_cold_input(seed % 2 ? 1 : 3, 5000, seed)),
+                           "seed " + std::to_string(seed), false);
+  }
+}
+
+}  // namespace
+}  // namespace kprof
