@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
+#include "collector/procfs.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
@@ -41,10 +42,19 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-e,--event", a.rec.event,
                  "event to sample: perf or libpfm4 name, NAME:PERIOD (default CPU_CLK_UNHALTED; "
                  "cpu-clock where there is no hardware PMU)");
-  app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")
-      ->check(CLI::PositiveNumber);
+  app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")->check(whole_number(1));
+  // Above the kernel's maximum a rate is lowered to it, with a notice
+  // (recorder.cpp); below 1 it is an error that names the range.
+  const int max_rate = collector::perf_event_max_sample_rate();
   app.add_option("-F,--freq", a.rec.freq, "samples per second per CPU (default 499)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Validator(
+          [max_rate](std::string& text) -> std::string {
+            if (whole_number(1).operator()(text).empty()) return "";
+            return "must be between 1 and kernel.perf_event_max_sample_rate" +
+                   (max_rate > 0 ? " (" + std::to_string(max_rate) + ")" : std::string()) +
+                   ", not '" + text + "'";
+          },
+          "HZ"))
       ->each([&a](const std::string&) { a.freq_given = true; });
   app.add_flag("-a,--all-cpus", a.rec.system_wide, "every process on every CPU");
   app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")

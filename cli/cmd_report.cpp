@@ -55,6 +55,7 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--top,-n", opts.top,
                  "rows to show in the table, or children per node in a --callers/--callees "
                  "tree (0: all)")
+      ->check(whole_number(0))
       ->capture_default_str();
   app.add_option("--sort,-s", sort, "one row per: function, image or mode (flat table only)")
       ->check(CLI::IsMember({"function", "image", "mode"}))

@@ -40,4 +40,29 @@ inline void add_color_option(CLI::App& app, std::string& when) {
 }
 bool use_color(const std::string& when);
 
+// A check for an option that takes a whole number in [min, max]: its message
+// says so in words ("must be between 1 and 100000 (NAME)", "must be 0 or
+// more"), not CLI11's range of 300 digits. `max_name` says where max comes
+// from; max < 0: no upper bound.
+inline CLI::Validator whole_number(long long min, long long max = -1, std::string max_name = "") {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        long long v = 0;
+        size_t used = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        const bool ok = used == text.size() && used > 0 && v >= min && (max < 0 || v <= max);
+        if (ok) return "";
+        std::string range = max < 0 ? "must be " + std::to_string(min) + " or more"
+                                    : "must be between " + std::to_string(min) + " and " +
+                                          std::to_string(max) +
+                                          (max_name.empty() ? "" : " (" + max_name + ")");
+        return range + ", not '" + text + "'";
+      },
+      max < 0 ? ">=" + std::to_string(min) : std::to_string(min) + ".." + std::to_string(max));
+}
+
 }  // namespace kprof::cli

@@ -294,12 +294,14 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
   return t;
 }
 
+// Shares are headed by what really ran: "Cycles%" only when a cycles event
+// was sampled, not when one was asked for and cpu-clock ran instead.
 std::string share_title(const EventInfo& e) {
-  std::string s = e.name + " " + e.requested;
+  std::string s = e.name;
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s.find("cycles") != std::string::npos || s.find("cpu_clk_unhalted") != std::string::npos
-             ? "Cycles%"
-             : "Samples%";
+  const bool cycles =
+      s.find("cycles") != std::string::npos || s.find("cpu_clk_unhalted") != std::string::npos;
+  return cycles && !e.fell_back ? "Cycles%" : "Samples%";
 }
 
 SideSummary summarize_side(const DiffSide& side, const std::string& label,

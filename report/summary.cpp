@@ -38,7 +38,9 @@ ProfileHistogram histogram_of(const Profile& profile) {
   out.notice = "profile cut short: " + (st.problem.empty() ? "no histogram" : st.problem) +
                "; read " + format_count(st.good_bytes) + " of " + format_count(st.file_bytes) +
                " bytes; recovered " + format_count(agg.counts().samples) +
-               " samples (user functions not named: symbols are written when recording ends)";
+               " samples (user functions not named: symbols are written when recording ends; "
+               "on the machine that recorded it, kprof symbolize " +
+               profile.path + " names them, checking each binary's build-id)";
   return out;
 }
 

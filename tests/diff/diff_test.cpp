@@ -342,3 +342,23 @@ TEST(DiffExport, CsvIsRfc4180WithAllRows) {
 
 }  // namespace
 }  // namespace kprof
+
+namespace kprof {
+namespace {
+
+// Shares are headed by what ran: a run that asked for cycles and fell back to
+// cpu-clock has sample shares, not cycle shares (the shipped demo's case).
+TEST(DiffShareTitle, NamesWhatWasReallySampled) {
+  DiffRun a = difftest::make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
+  DiffRun b = difftest::make_run("b", {{"[kernel]", "f", Mode::Kernel, 10}});
+  EXPECT_EQ(diff_profiles({{{"", {a}}, {"", {b}}}}).share_title, "Cycles%");
+  for (DiffRun* r : {&a, &b}) {
+    r->run.event.requested = "CPU_CLK_UNHALTED";
+    r->run.event.name = "cpu-clock";
+    r->run.event.fell_back = true;
+  }
+  EXPECT_EQ(diff_profiles({{{"", {a}}, {"", {b}}}}).share_title, "Samples%");
+}
+
+}  // namespace
+}  // namespace kprof

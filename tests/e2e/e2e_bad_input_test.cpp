@@ -13,6 +13,7 @@ struct BadInput {
   std::vector<std::string> args;  // after "kprof"; "@DIR" is the temp dir
   std::string setup;              // "notkprof", "empty" or "": file to create at @DIR/f
   std::string must_mention;       // the line names this ("@DIR" expanded)
+  int code = 1;                   // 1: kprof's own failure; 2: a usage error
 };
 
 void PrintTo(const BadInput& b, std::ostream* os) {
@@ -37,7 +38,7 @@ TEST_P(BadInputTest, FailsWithOneLine) {
   }
   RunResult r = run(argv, dir.path(), 30);
   ASSERT_FALSE(r.timed_out) << r.describe();
-  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(r.exit_code, c.code) << r.describe();
   auto lines = r.err_lines();
   ASSERT_EQ(lines.size(), 1u) << r.describe();
   EXPECT_NE(lines[0].find(expand(c.must_mention, dir.path())), std::string::npos) << r.describe();
@@ -67,6 +68,23 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"NotAProfile", {"report", "@DIR/f"}, "notkprof", "@DIR/f"},
         BadInput{"EmptyFile", {"report", "@DIR/f"}, "empty", "@DIR/f"},
         BadInput{"MissingFile", {"report", "@DIR/missing.kprof"}, "", "@DIR/missing.kprof"}),
+    [](const auto& info) { return info.param.name; });
+
+// Numbers out of range say the range in words, not CLI11's 300 digits.
+INSTANTIATE_TEST_SUITE_P(
+    Usage, BadInputTest,
+    ::testing::Values(
+        BadInput{"ZeroFrequency",
+                 {"record", "-F", "0", "-o", "@DIR/x.kprof", "--", "@PROG", "0"},
+                 "",
+                 "must be between 1 and kernel.perf_event_max_sample_rate",
+                 2},
+        BadInput{"ZeroPeriod",
+                 {"record", "-c", "0", "-o", "@DIR/x.kprof", "--", "@PROG", "0"},
+                 "",
+                 "must be 1 or more, not '0'",
+                 2},
+        BadInput{"NegativeTop", {"report", "@DIR/f", "--top", "-1"}, "", "must be 0 or more", 2}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
