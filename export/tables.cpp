@@ -77,7 +77,7 @@ void write_call_tree_csv(std::ostream& out, const CallTree& tree) {
 }
 
 void write_diff_csv(std::ostream& out, const DiffResult& r) {
-  std::vector<std::string> head = {"image", "name", "raw_names"};
+  std::vector<std::string> head = {"image", "name", "raw_names", "irq_skid"};
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const std::string& l = r.labels[s];
     for (const char* c : {" %", " samples", " period"}) head.push_back(l + c);
@@ -100,7 +100,7 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
   for (const DiffRow& row : r.rows) {
     std::string raw;
     for (const std::string& n : row.raw_names) raw += (raw.empty() ? "" : "; ") + n;
-    std::vector<std::string> f = {row.image, row.name, raw};
+    std::vector<std::string> f = {row.image, row.name, raw, row.irq_skid ? "yes" : ""};
     for (size_t s = 0; s < r.labels.size(); ++s) {
       const DiffCell& c = row.cells[s];
       f.push_back(csv_num(c.pct));
@@ -199,6 +199,7 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
                     {"name", row.name},
                     {"raw_names", row.raw_names},
                     {"max_abs_delta_pp", row.max_abs_delta},
+                    {"irq_skid", row.irq_skid},
                     {"sides", std::move(cells)}});
   }
   j["rows"] = std::move(rows);

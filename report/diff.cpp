@@ -14,6 +14,7 @@
 #include "report/callgraph.h"
 #include "report/canonical.h"
 #include "report/diff_rows.h"
+#include "report/skid.h"
 #include "report/summary.h"
 #include "report/table.h"
 
@@ -356,6 +357,35 @@ SideSummary summarize_side(const DiffSide& side, const std::string& label,
   return out;
 }
 
+// Rows at interrupt-enable points in a diff where some side was sampled by a
+// timer, and one warning saying how much of each side's samples fell there
+// when that is material.
+void mark_irq_skid(const std::vector<DiffSide>& sides, DiffResult& out) {
+  bool timer = false;
+  for (const DiffSide& side : sides) {
+    for (const DiffRun& run : side.runs) timer |= timer_sampled(run.run.event);
+  }
+  if (!timer || out.options.by != DiffBy::Function) return;
+  for (DiffRow& row : out.rows) {
+    row.irq_skid = !row.image.empty() && row.image.front() == '[' && is_irq_enable_point(row.name);
+  }
+  std::string shares;
+  bool material = false;
+  for (size_t s = 0; s < sides.size(); ++s) {
+    double pct = 0;
+    for (const DiffRow& row : out.rows) pct += row.irq_skid ? row.cells[s].pct : 0;
+    material |= pct > kIrqSkidNoticePct;
+    shares += (s ? ", " : "") + format_fixed(pct, 1) + "% of " + out.labels[s] + "'s";
+  }
+  if (!material) return;
+  out.warnings.push_back(
+      "irq-skid: " + shares +
+      " samples fell at interrupt-enable points (*_unlock_irqrestore, finish_task_switch, the "
+      "return to user mode, ...): cpu-clock cannot interrupt while interrupts are off, so that "
+      "time is charged where they are switched back on; a change in a row marked irq-skid may be "
+      "a move of interrupt-disabled time, not of work");
+}
+
 }  // namespace
 
 std::vector<std::string> diff_labels(const std::vector<DiffSide>& sides) {
@@ -423,6 +453,7 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.interval_alpha[s] = levels.share_alpha;
     out.work_interval_alpha[s] = levels.work_alpha;
   }
+  mark_irq_skid(in.sides, out);
   auto max_pct = [](const DiffRow& r) {
     double m = 0;
     for (const DiffCell& c : r.cells) m = std::max(m, c.pct);

@@ -131,6 +131,10 @@ struct DiffRow {
   std::vector<DiffCell> cells;         // per side
   std::vector<DiffCompare> vs_base;    // per side; [0] is the base against itself
   double max_abs_delta = 0;
+  // A kernel function at an interrupt-enable point in a timer-sampled
+  // (cpu-clock) diff: its change may be a move of interrupt-disabled time
+  // (report/skid.h).
+  bool irq_skid = false;
   bool merged() const {
     return raw_names.size() > 1 || (raw_names.size() == 1 && raw_names[0] != name);
   }

@@ -207,7 +207,7 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
       cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
                                                  : styled(sidedness_mark(c.sided), Style::OneSided,
                                                           o.color && !all_noise));
-      cells.push_back(verdict_name(c, r.noise[s]));
+      cells.push_back(std::string(verdict_name(c, r.noise[s])) + (row.irq_skid ? " irq-skid" : ""));
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row.image : row.name);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "report/skid.h"
 #include "report/table.h"
 
 namespace kprof {
@@ -135,6 +136,9 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
     t.add_row({"# samples:", format_count(recorded) + (hist.recovered ? " (recovered)" : "")});
   }
   for (const std::string& n : run.notices) t.add_row({notice, n});
+  if (const std::string skid = irq_skid_notice(hist.histogram, run.event); !skid.empty()) {
+    t.add_row({notice, skid});
+  }
   if (!hist.notice.empty()) {
     t.add_row({notice, hist.notice});
   } else if (!p.status.complete) {

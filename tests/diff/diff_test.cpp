@@ -330,9 +330,10 @@ TEST(DiffExport, CsvIsRfc4180WithAllRows) {
   std::ostringstream s;
   write_diff_csv(s, r);
   const std::string csv = s.str();
-  EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
-            "image,name,raw_names,a %,a samples,a period,b %,b samples,b period,b delta_pp,"
-            "b ci_lo_pp,b ci_hi_pp,b ci_level,b p,b q,b ratio,b sided,b verdict,b noise_method");
+  EXPECT_EQ(
+      csv.substr(0, csv.find("\r\n")),
+      "image,name,raw_names,irq_skid,a %,a samples,a period,b %,b samples,b period,b delta_pp,"
+      "b ci_lo_pp,b ci_hi_pp,b ci_level,b p,b q,b ratio,b sided,b verdict,b noise_method");
   EXPECT_NE(csv.find("\"std::map<int, int>::find(int const&)\""), std::string::npos);
   EXPECT_NE(csv.find("\"say \"\"hi\"\"\""), std::string::npos);
   size_t lines = 0;
