@@ -1,7 +1,8 @@
 // Fuzzes the ELF symbolizer with arbitrary file contents: the bytes go to a
 // file in a private temp directory (so .gnu_debuglink lookups stay inside
 // it), an ElfResolver without debug dirs resolves a few addresses in a
-// mapping of it, and the in-memory path parses the same bytes directly.
+// mapping of it, and the in-memory path parses the same bytes directly, also
+// as a bare call-frame section (the FDE reader of symbolizer/eh_frame.h).
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "symbolizer/eh_frame.h"
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
 
@@ -67,11 +69,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     symbolizer::add_function_symbols(file.elf(), SHT_SYMTAB, table);
     symbolizer::add_function_symbols(file.elf(), SHT_DYNSYM, table);
     table.finish();
+    symbolizer::FdeTable fdes;
+    symbolizer::add_fde_ranges(file.elf(), fdes);
+    fdes.finish(info.segments);
     for (uint64_t off : {uint64_t{0}, uint64_t{0x1000}, steer}) {
       if (auto vaddr = symbolizer::file_offset_to_vaddr(info.segments, off)) {
         symbolizer::demangle(table.lookup(*vaddr));
+        fdes.lookup(*vaddr);
       }
     }
+  }
+  // The same bytes as a bare .eh_frame / .debug_frame section.
+  for (bool eh : {true, false}) {
+    symbolizer::FdeTable fdes;
+    symbolizer::add_cfi_fdes({.bytes = {data, size},
+                              .eh_frame = eh,
+                              .address = 0x2000,
+                              .text_address = 0x1000,
+                              .elf64 = (steer & 1) == 0,
+                              .big_endian = (steer & 2) != 0},
+                             fdes);
+    const symbolizer::LoadSegment all[] = {{0, 0, ~uint64_t{0} >> 1, true}};
+    fdes.finish(all);
+    fdes.lookup(steer);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "symbolizer/eh_frame.h"
 #include "symbolizer/elf_file.h"
 #include "symbolizer/symbol_table.h"
 
@@ -29,6 +30,11 @@ struct LoadedImage {
   std::vector<symbolizer::LoadSegment> segments;
   SymbolTable symbols;
   std::unordered_map<const char*, std::string> demangled;  // by name start in `symbols`
+  // Only when no .symtab was found (the file's or a debug file's): the FDE
+  // extents of the file's own .eh_frame/.debug_frame, naming what no symbol
+  // covers "<fde_prefix>+0x<start>" (the file's base name).
+  symbolizer::FdeTable fdes;
+  std::string fde_prefix;
 };
 
 constexpr std::string_view kDeleted = " (deleted)";
@@ -36,6 +42,20 @@ constexpr uint64_t kMaxCrcBytes = 512ull << 20;  // debuglink CRC only when read
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string basename_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "postgres+0x4a1b20": an unnamed function by its image and start address.
+std::string fde_name(std::string_view prefix, uint64_t start) {
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(start));
+  std::string out(prefix);
+  out += hex;
+  return out;
 }
 
 std::string dirname_of(const std::string& path) {
@@ -88,7 +108,8 @@ struct ElfResolver::Impl {
   ElfFile find_debug_file(const std::string& path, const ElfInfo& info);
   ElfFile try_debug_candidate(const std::string& cand, const std::string& path, const ElfInfo& info,
                               bool check_crc);
-  void fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info, const ElfFile* debug);
+  void fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info, const ElfFile* debug,
+            std::string name);
 };
 
 ElfResolver::ElfResolver(ElfResolverOptions options) : impl_(std::make_unique<Impl>()) {
@@ -110,7 +131,7 @@ LoadedImage& ElfResolver::Impl::image(const std::string& path) {
 }
 
 void ElfResolver::Impl::fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info,
-                             const ElfFile* debug) {
+                             const ElfFile* debug, std::string name) {
   img.ok = true;
   img.build_id = info.build_id;
   img.segments = info.segments;
@@ -123,6 +144,13 @@ void ElfResolver::Impl::fill(LoadedImage& img, const ElfFile& file, const ElfInf
   }
   symbolizer::add_function_symbols(file.elf(), SHT_DYNSYM, img.symbols);
   img.symbols.finish();
+  // Without a .symtab, .dynsym leaves static functions unnamed: split them by
+  // the FDEs the file still carries (strip keeps .eh_frame).
+  if (!info.has_symtab && !debug) {
+    symbolizer::add_fde_ranges(file.elf(), img.fdes);
+    img.fdes.finish(img.segments);
+    img.fde_prefix = std::move(name);
+  }
 }
 
 std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& path) {
@@ -136,9 +164,9 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& pat
   ElfInfo info = symbolizer::read_elf_info(file.elf());
   ElfFile debug;
   if (!info.has_symtab) debug = find_debug_file(path, info);
-  fill(*img, file, info, debug ? &debug : nullptr);
-  if (img->symbols.empty()) {
-    warn(path, path + ": no function symbols (.symtab, .dynsym or debug file)");
+  fill(*img, file, info, debug ? &debug : nullptr, basename_of(path));
+  if (img->symbols.empty() && img->fdes.empty()) {
+    warn(path, path + ": no function symbols (.symtab, .dynsym, debug file or .eh_frame)");
   }
   return img;
 }
@@ -214,7 +242,7 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
     warn("[vdso]", "[vdso]: " + error);
     return img;
   }
-  fill(*img, file, symbolizer::read_elf_info(file.elf()), nullptr);
+  fill(*img, file, symbolizer::read_elf_info(file.elf()), nullptr, "[vdso]");
   return img;
 }
 
@@ -249,7 +277,10 @@ std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<con
     auto vaddr = symbolizer::file_offset_to_vaddr(img.segments, ip - mapping.start + mapping.pgoff);
     if (!vaddr) continue;
     std::string_view raw = img.symbols.lookup(*vaddr);
-    if (raw.empty()) continue;
+    if (raw.empty()) {
+      if (auto start = img.fdes.lookup(*vaddr)) names[i] = fde_name(img.fde_prefix, *start);
+      continue;
+    }
     if (!impl_->options.demangle || !raw.starts_with("_Z")) {
       names[i] = raw;
       continue;

@@ -5,9 +5,15 @@
 // it, it returns one demangled function name per ip ("" when unknown). It
 // reads .symtab, falls back to .dynsym, and looks for separate debug files
 // (build-id under the debug dirs, .gnu_debuglink next to the file, in .debug/
-// and under the debug dirs). The load bias comes from the mapping and the
-// ELF program headers, so PIE executables and shared libraries resolve
-// alike. "[vdso]" is read from this process's own vDSO (same kernel).
+// and under the debug dirs). Where no .symtab is found at all (a stripped
+// file without its debug file), what .dynsym leaves unnamed is split by the
+// file's own FDE extents (.eh_frame, .debug_frame; symbolizer/eh_frame.h)
+// and named "<file base name>+0x<FDE start>" (a virtual address as in the
+// file, so the name is the same in every run of that build); "" only where
+// neither a symbol nor an FDE covers the address. The load bias comes from
+// the mapping and the ELF program headers, so PIE executables and shared
+// libraries resolve alike. "[vdso]" is read from this process's own vDSO
+// (same kernel).
 // Each file is opened once and cached for the resolver's lifetime; every
 // libelf/libdw handle and fd is owned by RAII wrappers and closed with it.
 // A file that is missing, unreadable, not ELF, or whose build-id differs

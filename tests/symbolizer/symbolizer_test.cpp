@@ -179,7 +179,7 @@ TEST(ElfResolver, StrippedLibraryUsesDebuglinkFile) {
   EXPECT_EQ(resolve_one(r, *m, addr_of(exported)), "kprof_stripped_exported");
 }
 
-TEST(ElfResolver, StrippedLibraryWithoutDebugFileKeepsDynsymNames) {
+TEST(ElfResolver, StrippedLibraryWithoutDebugFileUsesDynsymThenFdes) {
   DlHandle lib(SYM_STRIPPED_SO);
   ASSERT_NE(lib.h, nullptr) << dlerror();
   auto static_addr_fn = reinterpret_cast<void* (*)()>(dlsym(lib.h, "kprof_stripped_static_addr"));
@@ -189,19 +189,36 @@ TEST(ElfResolver, StrippedLibraryWithoutDebugFileKeepsDynsymNames) {
   auto m = mapping_of(hidden);
   ASSERT_TRUE(m);
 
+  // The static function's start as a virtual address in the file: the
+  // mapping's bias is the same for every address in it.
+  ElfResolver with_debug(ElfResolverOptions{.debug_dirs = {}});
+  ASSERT_EQ(resolve_one(with_debug, *m, addr_of(hidden)), "hidden_static_work(unsigned long)");
+  std::string error;
+  auto file = symbolizer::ElfFile::open(SYM_STRIPPED_SO, &error);
+  ASSERT_TRUE(file) << error;
+  auto vaddr = symbolizer::file_offset_to_vaddr(symbolizer::read_elf_info(file.elf()).segments,
+                                                addr_of(hidden) - m->start + m->pgoff);
+  ASSERT_TRUE(vaddr);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(*vaddr));
+  // Not in .dynsym: named by its .eh_frame FDE, which starts where the symbol does.
+  const std::string by_fde = std::string("libsym_stripped.so") + hex;
+
   TempDir tmp;
   ASSERT_FALSE(tmp.path.empty());
   fs::copy_file(SYM_STRIPPED_SO, tmp.path / "libsym_stripped.so");
   Mmap alone = *m;
   alone.filename = (tmp.path / "libsym_stripped.so").string();
   ElfResolver r(ElfResolverOptions{.debug_dirs = {}});
-  EXPECT_EQ(resolve_one(r, alone, addr_of(hidden)), "");
+  EXPECT_EQ(resolve_one(r, alone, addr_of(hidden)), by_fde);
+  EXPECT_EQ(resolve_one(r, alone, addr_of(hidden) + 3), by_fde);
   EXPECT_EQ(resolve_one(r, alone, addr_of(exported)), "kprof_stripped_exported");
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
 
   // A wrong file under the debuglink name is rejected (build-id differs).
   fs::copy_file(SYM_FIXTURE_LIB, tmp.path / "libsym_stripped.so.debug");
   ElfResolver r2(ElfResolverOptions{.debug_dirs = {}});
-  EXPECT_EQ(resolve_one(r2, alone, addr_of(hidden)), "");
+  EXPECT_EQ(resolve_one(r2, alone, addr_of(hidden)), by_fde);
   EXPECT_EQ(resolve_one(r2, alone, addr_of(exported)), "kprof_stripped_exported");
 }
 
