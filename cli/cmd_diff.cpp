@@ -14,6 +14,7 @@
 #include "export/export.h"
 #include "export/html.h"
 #include "export/tables.h"
+#include "report/detect.h"
 #include "report/diff.h"
 #include "report/flame.h"
 
@@ -114,6 +115,7 @@ int cmd_diff(int argc, char** argv) {
       "Compare profiles of the same workload under two or more kernels.\n"
       "  kprof diff BASE NEW [NEW2 ...]            one profile per kernel\n"
       "  kprof diff A1 A2 A3 -- B1 B2 B3 [-- ...]  several runs per kernel\n"
+      "  kprof diff --plan PILOT_A PILOT_B         only what such a diff could detect\n"
       "Each profile is a .kprof, a perf.data, or a pasted opreport -l / perf report --stdio "
       "listing.",
       "kprof diff"};
@@ -148,6 +150,11 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--html", html_path,
                  "also write the diff as one self-contained page (delta chart, sortable table, "
                  "differential flame graph) to FILE ('-': stdout)");
+  bool plan = false;
+  app.add_flag("--plan", plan,
+               "print only the detectability floor (the smallest change each comparison finds "
+               "80% of the time, and the samples or runs that would halve it), to size an "
+               "experiment from pilot profiles; no tables");
   DiffView view;
   app.add_flag("--children", view.children,
                "compare inclusive shares (a function's samples with everything it called; "
@@ -193,9 +200,25 @@ int cmd_diff(int argc, char** argv) {
   if (on_stdout > 1) {
     throw Error("only one of --csv, --json, --folded and --html can be '-' (stdout)", 2);
   }
+  const bool exports =
+      !csv_path.empty() || !json_path.empty() || !folded_path.empty() || !html_path.empty();
+  if (plan && exports) {
+    throw Error("--plan prints only the detectability floor: drop --csv, --json, --folded, --html",
+                2);
+  }
   const DiffResult result = diff_profiles(in);
+  if (plan) {
+    for (const std::string& w : result.warnings) std::cout << "warning: " << w << "\n";
+    if (!result.warnings.empty()) std::cout << "\n";
+    write_detectability(std::cout, detectability(in, result));
+    std::cout.flush();
+    if (!std::cout) throw Error("cannot write the diff to stdout");
+    return 0;
+  }
   if (on_stdout == 0) {
     write_diff_text(std::cout, result);
+    std::cout << "\n";
+    write_detectability(std::cout, detectability(in, result));
     std::cout.flush();
     if (!std::cout) throw Error("cannot write the diff to stdout");
   }
