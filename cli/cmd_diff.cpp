@@ -135,7 +135,9 @@ int cmd_diff(int argc, char** argv) {
                  "LABEL=VALUE work score, higher is better (or LABEL=V1,V2,... per run); "
                  "overrides kprof record --score")
       ->allow_extra_args(false);
-  app.add_option("--top", opts.top, "rows in the text tables; 0 = all")->capture_default_str();
+  app.add_option("--top", opts.top, "rows in the text tables; 0 = all")
+      ->check(whole_number(0))
+      ->capture_default_str();
   app.add_option("--percent-limit", opts.percent_limit,
                  "hide rows under this share (in %) in every profile (text only)")
       ->capture_default_str();

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
+#include "collector/kcore.h"
 #include "collector/procfs.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
@@ -148,7 +149,14 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
     rec.refresh_kallsyms(w);
     kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
   }
-  const ProfileSymbols symbols = symbolize_profile(agg.counts(), kernel);
+  ProfileSymbols symbols = symbolize_profile(agg.counts(), kernel);
+  // cpu-clock skid (report/skid.h): which functions' peak addresses follow an
+  // interrupt enable, read from this boot's kernel text while it is the same.
+  if (!symbols.stacks) {
+    if (const auto kcore = collector::KernelMemory::open(nullptr)) {
+      collector::mark_irq_enable_peaks(symbols.histogram, *kcore);
+    }
+  }
   write_profile_symbols(w, symbols);
   for (const std::string& warning : symbols.warnings) {
     std::fprintf(stderr, "kprof: %s\n", warning.c_str());

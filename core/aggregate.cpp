@@ -198,13 +198,18 @@ class HistogramBuilder {
     if (im.build_id.empty()) im.build_id = build_id;
     return it->second;
   }
-  void add(uint32_t image, std::string_view function, Mode mode, const Counts& c) {
+  // `ip`: the one address all of `c` fell at, when known (0: not known).
+  void add(uint32_t image, std::string_view function, Mode mode, const Counts& c, uint64_t ip = 0) {
     auto [it, inserted] =
         rows_.try_emplace(std::make_tuple(image, std::string(function), mode), h_.rows.size());
     if (inserted) h_.rows.push_back({image, std::string(function), mode, 0, 0});
     FunctionCount& row = h_.rows[it->second];
     row.samples += c.samples;
     row.period += c.period;
+    if (ip && c.samples > row.peak_samples) {
+      row.peak_samples = c.samples;
+      row.peak_ip = ip;
+    }
   }
   Histogram take() {
     // Heaviest first, then by name: stable output for tests and diffs.
@@ -364,7 +369,7 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
   for (const auto& [key, c] : counts.counts) {
     const AddressNames::Name n = names(key);
     // User keys are Mode::User; a kernel mode stays as sampled.
-    h.add(h.image(n.image, n.build_id), n.function, key.mode, c);
+    h.add(h.image(n.image, n.build_id), n.function, key.mode, c, key.ip);
   }
   out.histogram = h.take();
   return out;

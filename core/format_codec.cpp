@@ -246,12 +246,15 @@ std::vector<uint8_t> encode_histogram(const Histogram& h) {
   encode_images(f, h.images);
   f.w.varint(h.rows.size());
   for (const auto& row : h.rows) {
-    FieldWriter e(5);
+    FieldWriter e(8);
     e.w.varint(row.image);
     e.w.str(row.function);
     e.w.u8(static_cast<uint8_t>(row.mode));
     e.w.varint(row.samples);
     e.w.varint(row.period);
+    e.w.varint(row.peak_samples);
+    e.w.varint(row.peak_ip);
+    e.w.u8(row.peak_after_irq_enable ? 1 : 0);
     f.blob(e.w.bytes());
   }
   return f.w.take();
@@ -270,6 +273,10 @@ Histogram decode_histogram(std::span<const uint8_t> data) {
       if (e.next()) row.mode = decode_mode(e.r);
       if (e.next()) row.samples = e.r.varint();
       if (e.next()) row.period = e.r.varint();
+      if (e.next()) row.peak_samples = e.r.varint();
+      if (e.next()) row.peak_ip = e.r.varint();
+      if (e.next()) row.peak_after_irq_enable = e.r.u8() != 0;
+      if (row.peak_samples > row.samples) e.r.fail("a row's peak exceeds its samples");
     }
   }
   if (!h.rows.empty() && h.images.empty()) f.r.fail("rows without images");

@@ -189,6 +189,13 @@ struct FunctionCount {
   Mode mode = Mode::Unknown;
   uint64_t samples = 0;
   uint64_t period = 0;  // sum of sample periods (events), for cycles-per-work
+  // The most samples at one address of the function, and that address; 0
+  // when not known (older files, -g profiles). For cpu-clock skid
+  // (report/skid.h): peak_after_irq_enable says the kernel text just before
+  // peak_ip re-enables interrupts (read from /proc/kcore when recording).
+  uint64_t peak_samples = 0;
+  uint64_t peak_ip = 0;
+  bool peak_after_irq_enable = false;
   auto operator<=>(const FunctionCount&) const = default;
 };
 

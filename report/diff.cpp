@@ -365,10 +365,18 @@ void mark_irq_skid(const std::vector<DiffSide>& sides, DiffResult& out) {
   for (const DiffSide& side : sides) {
     for (const DiffRun& run : side.runs) timer |= timer_sampled(run.run.event);
   }
-  if (!timer || out.options.by != DiffBy::Function) return;
-  for (DiffRow& row : out.rows) {
-    row.irq_skid = !row.image.empty() && row.image.front() == '[' && is_irq_enable_point(row.name);
+  if (!timer || out.options.by != DiffBy::Function || !out.options.view.empty()) return;
+  std::set<std::pair<std::string, std::string>> charged;  // (image, canonical name)
+  for (const DiffSide& side : sides) {
+    for (const DiffRun& run : side.runs) {
+      const Histogram& h = run.histogram;
+      for (const FunctionCount& fc : h.rows) {
+        if (!skid_charged(fc) || fc.image >= h.images.size()) continue;
+        charged.emplace(h.images[fc.image].name, canonical_name(fc.function));
+      }
+    }
   }
+  for (DiffRow& row : out.rows) row.irq_skid = charged.count({row.image, row.name}) > 0;
   std::string shares;
   bool material = false;
   for (size_t s = 0; s < sides.size(); ++s) {

@@ -36,10 +36,17 @@ bool timer_sampled(const EventInfo& e) {
   return e.fell_back || e.name == "cpu-clock" || e.name == "task-clock";
 }
 
+bool skid_charged(const FunctionCount& row) {
+  if (row.mode != Mode::Kernel || row.samples == 0) return false;
+  if (row.peak_samples == 0) return is_irq_enable_point(row.function);  // no peak kept
+  const bool concentrated = 2 * row.peak_samples >= row.samples;
+  return concentrated && (row.peak_after_irq_enable || is_irq_enable_point(row.function));
+}
+
 uint64_t irq_skid_samples(const Histogram& h) {
   uint64_t n = 0;
   for (const FunctionCount& fc : h.rows) {
-    if (fc.mode == Mode::Kernel && is_irq_enable_point(fc.function)) n += fc.samples;
+    if (skid_charged(fc)) n += fc.samples;
   }
   return n;
 }

@@ -7,10 +7,13 @@
 // finish_task_switch, the return to user mode, the end of softirq work). A
 // hardware event sampled through an NMI (cycles) does not have this skid.
 //
-// What is detected here, from names only: the samples in functions that are
-// known interrupt-enable points. Not detected (yet): concentration of a
-// function's samples on one address, and the instruction before it (sti,
-// popf) read from /proc/kcore — kprof's histograms keep no addresses.
+// A kernel row is charged by skid when its samples are concentrated on one
+// address (at least half of them at its peak address) and that address is at
+// an interrupt-enable point: the function is a known one, or the kernel text
+// just before the address re-enables interrupts (popf, sti: read from
+// /proc/kcore when recording, FunctionCount::peak_after_irq_enable). Rows
+// without a peak (files written before it was kept, -g profiles) are judged
+// by the name alone.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,10 @@ bool is_irq_enable_point(std::string_view function);
 // interrupts are off (cpu-clock, task-clock, and any fallback to them).
 bool timer_sampled(const EventInfo& event);
 
-// Samples of `h`'s kernel rows at interrupt-enable points.
+// Whether `row` is a kernel function charged by skid, as above.
+bool skid_charged(const FunctionCount& row);
+
+// Samples of `h`'s rows charged by skid.
 uint64_t irq_skid_samples(const Histogram& h);
 
 // Above this share of all samples (in %) the skid is material and said.

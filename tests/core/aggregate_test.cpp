@@ -212,6 +212,25 @@ TEST(Aggregator, BuildHistogram) {
   }
 }
 
+// A function's peak: the most samples at one of its addresses, and where
+// (for cpu-clock skid, report/skid.h).
+TEST(Aggregator, HistogramKeepsEachFunctionsPeakAddress) {
+  AddressAggregator a;
+  auto kernel = [](uint64_t ip) { return Sample{0, ip, 10, 10, 0, Mode::Kernel, 100, {}}; };
+  for (int i = 0; i < 3; ++i) a.on_sample(kernel(0xffffffff81000010ULL));
+  for (int i = 0; i < 5; ++i) a.on_sample(kernel(0xffffffff81000024ULL));
+  a.on_sample(kernel(0xffffffff81000030ULL));
+  NullUserResolver null;
+  const auto h = build_histogram(
+      a.counts(), KernelSymbols::parse("ffffffff81000000 T _raw_spin_unlock_irqrestore\n", ""),
+      null);
+  ASSERT_EQ(h.rows.size(), 1u);
+  EXPECT_EQ(h.rows[0].samples, 9u);
+  EXPECT_EQ(h.rows[0].peak_samples, 5u);
+  EXPECT_EQ(h.rows[0].peak_ip, 0xffffffff81000024ULL);
+  EXPECT_FALSE(h.rows[0].peak_after_irq_enable) << "only the recorder reads the kernel's text";
+}
+
 TEST(Aggregator, NullResolverKeepsImages) {
   AddressAggregator a;
   Mmap m = mmap_of(10, 0x400000, 0x1000, "/bin/app");

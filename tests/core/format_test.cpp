@@ -72,6 +72,12 @@ TEST(Format, PayloadCodecsRoundTrip) {
   EXPECT_EQ(decode_histogram(encode_histogram(Histogram{})), Histogram{});
 }
 
+TEST(Format, HistogramPeakCannotExceedItsSamples) {
+  Histogram h = testing::sample_histogram();
+  h.rows[0].peak_samples = h.rows[0].samples + 1;
+  EXPECT_THROW(decode_histogram(encode_histogram(h)), Error);
+}
+
 TEST(Format, CodecsToleratesMissingAndExtraFields) {
   // An older writer with fewer fields: the rest keep their defaults.
   ByteWriter older;

@@ -90,7 +90,7 @@ inline Summary sample_summary() {
 inline Histogram sample_histogram() {
   Histogram h;
   h.images = {{"[kernel]", ""}, {"/usr/lib/libc.so.6", "deadbeef"}};
-  h.rows = {{0, "do_syscall_64", Mode::Kernel, 10, 1000},
+  h.rows = {{0, "do_syscall_64", Mode::Kernel, 10, 1000, 7, 0xffffffff81001234ull, true},
             {1, "memcpy", Mode::User, 5, 500},
             {1, "[unknown]", Mode::User, 1, 100}};
   return h;

@@ -56,6 +56,32 @@ TEST(IrqSkid, NoticeOnlyWhenMaterialAndTimerSampled) {
       << "cycles through an NMI has no such skid";
 }
 
+// With each function's peak address kept (new recordings): a known enable
+// point counts only when its samples sit at one address; any kernel function
+// whose peak follows a popf/sti (read from /proc/kcore) counts too.
+TEST(IrqSkid, ConcentrationDecidesWhenThePeakIsKnown) {
+  const EventInfo timer = cpu_clock_fallback();
+  Histogram spread = kernel_histogram(100, 900);
+  spread.rows[0].peak_samples = 5;  // 100 samples over 20-odd addresses
+  spread.rows[0].peak_ip = 0xffffffff81000010ULL;
+  EXPECT_FALSE(skid_charged(spread.rows[0]));
+  EXPECT_EQ(irq_skid_notice(spread, timer), "") << "no concentration, no notice";
+
+  Histogram concentrated = spread;
+  concentrated.rows[0].peak_samples = 80;
+  EXPECT_TRUE(skid_charged(concentrated.rows[0]));
+  EXPECT_NE(irq_skid_notice(concentrated, timer), "");
+
+  Histogram kcore = kernel_histogram(0, 1000);
+  FunctionCount& kfree = kcore.rows[1];  // 500 samples, not a known enable point
+  kfree.peak_samples = 400;
+  kfree.peak_ip = 0xffffffff81000020ULL;
+  EXPECT_FALSE(skid_charged(kfree));
+  kfree.peak_after_irq_enable = true;
+  EXPECT_TRUE(skid_charged(kfree)) << "the kernel text says interrupts came back on there";
+  EXPECT_EQ(irq_skid_notice(kcore, timer).rfind("50.0% of samples", 0), 0u);
+}
+
 // The shipped syscall profiles (cpu-clock in qemu): the notice, and the diff's
 // irq-skid rows and warning.
 TEST(IrqSkid, ShippedSyscallProfilesShowIt) {
