@@ -217,6 +217,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
               {"s", std::move(samples)},
               {"cmp", std::move(cmp)}};
     if (row.merged()) j["raw"] = std::move(raw);  // else the one raw name is the name
+    if (row.irq_skid) j["k"] = true;              // at an interrupt-enable point (skid.h)
     j["epw"] = r.has_work ? std::move(epw) : json(nullptr);
     rows.push_back(std::move(j));
   }

@@ -128,6 +128,10 @@
           const c = cmp(it, k);
           const cell = td(c ? c.v : '–', c ? verdictClass(c.v) : null);
           if (c) cell.title = 'q = ' + qval(c.q) + (c.p != null ? ', p = ' + qval(c.p) : '');
+          if (c && it.r.k) {  // cpu-clock skid: the change may be a move of interrupt-disabled time
+            cell.append(' ', el('span', {className: 'irq-skid',
+              title: 'at an interrupt-enable point: cpu-clock charges interrupt-disabled time here'}, 'irq-skid'));
+          }
           return cell;
         }});
       if (D.has_work) {

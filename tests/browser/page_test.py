@@ -211,6 +211,8 @@ class PageTest(unittest.TestCase):
         self.assertEqual(rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["verdict"], "changed")
         self.assertEqual(rows[("preempt_schedule_irq", "[kernel]")]["verdict"], "changed")
         self.assertIn("+++", rows[("preempt_schedule_irq", "[kernel]")]["text"])
+        self.assertIn("irq-skid", rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["text"])
+        self.assertNotIn("irq-skid", rows[("crunch", "/bin/syscalls")]["text"])
         header = self.browser.evaluate("document.querySelector('#header').textContent")
         for fact in ("generic", "rt", "6.1.0-50-amd64", "cpu-clock", "499 Hz", "1889"):
             self.assertIn(fact, header)
