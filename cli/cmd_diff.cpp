@@ -124,7 +124,8 @@ int cmd_diff(int argc, char** argv) {
   std::string by = "function", csv_path, json_path;
   DiffOptions opts;
   app.add_option("profiles", profiles,
-                 "profiles; '--' separates kernels when each has several runs")
+                 "profiles ('-': one read from standard input); '--' separates kernels when each "
+                 "has several runs")
       ->required();
   add_input_options(app, input);
   std::string color = "auto";

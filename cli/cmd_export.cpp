@@ -47,7 +47,8 @@ int cmd_export(int argc, char** argv) {
   std::string out;
   FoldedOptions folded;
   InputOptions input;
-  app.add_option("FILE", file, "profile to read: .kprof or perf.data")->capture_default_str();
+  app.add_option("FILE", file, "profile to read: .kprof or perf.data ('-': standard input)")
+      ->capture_default_str();
   add_input_options(app, input);
   app.add_option("--format,-f", format, "folded or pprof")
       ->required()

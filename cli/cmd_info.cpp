@@ -17,7 +17,8 @@ int cmd_info(int argc, char** argv) {
   CLI::App app{"Everything a profile knows: run, machine, event, summary, chunks", "kprof info"};
   std::string file = "kprof.data";
   InputOptions input;
-  app.add_option("FILE", file, "profile to read: .kprof, perf.data, or a listing")
+  app.add_option("FILE", file,
+                 "profile to read: .kprof, perf.data, or a listing ('-': standard input)")
       ->capture_default_str();
   add_input_options(app, input);
   if (auto code = parse_args(app, argc, argv)) return *code;

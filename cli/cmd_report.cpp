@@ -47,7 +47,8 @@ int cmd_report(int argc, char** argv) {
   ReportOptions opts;
   InputOptions input;
   app.add_option("FILE", file,
-                 "profile to read: .kprof, perf.data, or an opreport / perf report listing")
+                 "profile to read: .kprof, perf.data, or an opreport / perf report listing "
+                 "('-': standard input, e.g. ssh host cat x.kprof | kprof report -)")
       ->capture_default_str();
   add_input_options(app, input);
   std::string color = "auto";

@@ -1,7 +1,9 @@
 #include "cli/inputs.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -56,6 +58,13 @@ bool use_color(const std::string& when) {
 }
 
 Profile load_input(const std::string& path, const InputOptions& options) {
+  // Opening a FIFO waits for its writer: say so rather than hang silently.
+  struct stat st {};
+  if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode) &&
+      ::isatty(STDERR_FILENO) == 1) {
+    std::fprintf(stderr, "kprof: %s is a FIFO: waiting for a writer to send the profile\n",
+                 path.c_str());
+  }
   return importer::load_any(path, import_options(options));
 }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "core/bytes.h"
@@ -49,7 +50,6 @@ int pwrite_all(int fd, std::span<const uint8_t> data, uint64_t offset) {
   return 0;
 }
 
-
 std::string open_error(const std::string& path, int e) {
   switch (e) {
     case EISDIR:
@@ -72,17 +72,32 @@ std::string open_error(const std::string& path, int e) {
 
 }  // namespace
 
+bool rereadable_input(const std::string& path) {
+  struct stat st {};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  const InputFile in = InputFile::open(path, "record one with kprof record -o " + path);
-  const int fd = in.fd();
+  std::optional<InputFile> in;
+  int fd = STDIN_FILENO;
+  if (path == "-") {
+    if (::isatty(STDIN_FILENO) == 1) {
+      throw Error(
+          "standard input is a terminal: pipe a profile in (ssh host cat x.kprof | kprof "
+          "report -)");
+    }
+  } else {
+    in.emplace(InputFile::open(path, "record one with kprof record -o " + path));
+    fd = in->fd();
+  }
   std::vector<uint8_t> bytes;
-  if (in.regular()) bytes.reserve(static_cast<size_t>(in.size()));
+  if (in && in->regular()) bytes.reserve(static_cast<size_t>(in->size()));
   uint8_t buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(errno_message("cannot read " + path, errno));
+      throw Error(errno_message("cannot read " + (path == "-" ? "standard input" : path), errno));
     }
     if (n == 0) break;
     bytes.insert(bytes.end(), buf, buf + n);

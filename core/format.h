@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -174,11 +175,17 @@ struct Profile {
   std::optional<Histogram> histogram;  // absent when cut short, and for -g (see stacks)
   std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
   ReadStatus status;
+  // The file's bytes, kept when the input cannot be read again (standard
+  // input, a pipe): what a cut-short profile's records are decoded from.
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
 };
 Profile load_profile(const std::string& path, RecordSink* records = nullptr);
 // The whole file; throws kprof::Error naming it when it cannot be read
-// (missing: "no such file", a directory, no permission).
+// (missing: "no such file", a directory, no permission). "-" reads standard
+// input (refused when it is a terminal: a profile is piped in).
 std::vector<uint8_t> read_file_bytes(const std::string& path);
+// Whether `path` can be read twice: a regular file (not "-", a pipe or FIFO).
+bool rereadable_input(const std::string& path);
 Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
                            RecordSink* records = nullptr);
 

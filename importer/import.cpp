@@ -529,30 +529,39 @@ InputFormat file_format(const std::string& path) {
 }
 
 Profile load_any(const std::string& path, const ImportOptions& options) {
+  // Standard input or a pipe is read once, and its bytes kept for whatever
+  // must read them again (a cut-short profile's records).
+  const bool again = rereadable_input(path);
+  const std::string name = path == "-" ? "stdin" : path;
   // A perf.data may be large: read in place, not copied.
-  if (file_format(path) == InputFormat::PerfData) {
+  if (again && file_format(path) == InputFormat::PerfData) {
     const MappedFile file = MappedFile::open(path);
     return import_perf_data(file.bytes(), path, options);
   }
   std::vector<uint8_t> bytes = read_file_bytes(path);
   const std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), 4096));
   switch (sniff_format(head)) {
-    case InputFormat::Kprof:
-      return load_profile_bytes(std::move(bytes), path);
+    case InputFormat::Kprof: {
+      if (again) return load_profile_bytes(std::move(bytes), path);
+      auto kept = std::make_shared<const std::vector<uint8_t>>(bytes);
+      Profile p = load_profile_bytes(std::move(bytes), name);
+      p.bytes = std::move(kept);
+      return p;
+    }
     case InputFormat::PerfData:
-      return import_perf_data(bytes, path, options);
+      return import_perf_data(bytes, name, options);
     case InputFormat::Listing: {
       const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      return listing_profile(parse_listing(text, path), path);
+      return listing_profile(parse_listing(text, name), name);
     }
     case InputFormat::Unknown:
       break;
   }
   if (bytes.empty()) {
-    throw Error(path +
+    throw Error(name +
                 " is empty: not a kprof profile (was the recording killed before it started?)");
   }
-  throw Error(path +
+  throw Error(name +
               " is not a kprof profile, a perf.data file, or an opreport / perf report listing");
 }
 

@@ -27,7 +27,8 @@ ProfileHistogram histogram_of(const Profile& profile) {
   // just the raw records: aggregate them again and name what the file itself
   // can name (kernel addresses, from the snapshot taken at record start).
   AddressAggregator agg(profile.run.event.callchains);
-  Profile again = load_profile(profile.path, &agg);
+  Profile again = profile.bytes ? load_profile_bytes(*profile.bytes, profile.path, &agg)
+                                : load_profile(profile.path, &agg);
   KernelSymbols kernel = KernelSymbols::parse(again.kallsyms, again.modules);
   NullUserResolver user;
   SymbolizedCounts named = symbolize_counts(agg.counts(), kernel, user);
@@ -40,7 +41,8 @@ ProfileHistogram histogram_of(const Profile& profile) {
                " bytes; recovered " + format_count(agg.counts().samples) +
                " samples (user functions not named: symbols are written when recording ends; "
                "on the machine that recorded it, kprof symbolize " +
-               profile.path + " names them, checking each binary's build-id)";
+               (profile.bytes ? std::string("FILE (a saved copy)") : profile.path) +
+               " names them, checking each binary's build-id)";
   return out;
 }
 

@@ -2,6 +2,8 @@
 // written by ProfileBuilder. KPROF_UPDATE_GOLDEN=1 regenerates the goldens.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <sstream>
 
@@ -12,6 +14,7 @@
 #include "report/report.h"
 #include "report/summary.h"
 #include "tests/report/test_support.h"
+#include "tests/support/cli_run.h"
 
 namespace kprof {
 namespace {
@@ -269,6 +272,40 @@ TEST(Report, CutShortFileNamesKernelFunctionsFromSnapshot) {
     text.replace(at, path.size(), "<path>");
   }
   EXPECT_GOLDEN("cut_short.txt", text);
+}
+
+// `ssh host cat x.kprof | kprof report -`: standard input (and a FIFO) is read
+// once and its bytes kept, so even a cut-short profile's records are decoded
+// from them; the table is the file's.
+TEST(Report, ReadsAProfileFromAPipeOrAFifo) {
+  const std::string path = chopped_profile("from_pipe");
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const std::string q = test::shell_quote(path);
+  const std::string bin = test::shell_quote(KPROF_BINARY);
+  const test::CliRun file = test::run_shell(bin + " report --no-header " + q, dir);
+  ASSERT_EQ(file.status, 0) << file.err;
+  EXPECT_NE(file.out.find("schedule"), std::string::npos) << file.out;
+  const test::CliRun pipe =
+      test::run_shell("cat " + q + " | " + bin + " report --no-header -", dir);
+  ASSERT_EQ(pipe.status, 0) << pipe.err;
+  EXPECT_EQ(pipe.out, file.out);
+  const test::CliRun header = test::run_shell("cat " + q + " | " + bin + " report -", dir);
+  EXPECT_NE(header.out.find("# profile:  stdin"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("recovered 4 samples"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("kprof symbolize FILE (a saved copy)"), std::string::npos) << header.out;
+
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const test::CliRun named =
+      test::run_shell("(cat " + q + " > " + test::shell_quote(fifo) + " &); " + bin +
+                          " report --no-header " + test::shell_quote(fifo),
+                      dir);
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(named.out, file.out);
+  const test::CliRun diff =
+      test::run_shell("cat " + q + " | " + bin + " diff - " + q + " --top 3", dir);
+  EXPECT_EQ(diff.status, 0) << diff.err;
+  EXPECT_NE(diff.out.find("Matched diff"), std::string::npos) << diff.out;
 }
 
 TEST(Report, CompleteProfileDoesNotDecodeRecords) {
