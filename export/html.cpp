@@ -59,18 +59,13 @@ json opt(const std::optional<T>& v) {
   return v ? num(static_cast<double>(*v)) : json(nullptr);
 }
 
-std::string rate_text(const EventInfo& e) {
-  if (e.rate == 0) return "";
-  return e.use_freq ? std::to_string(e.rate) + " Hz" : "period " + std::to_string(e.rate);
-}
-
 json side_facts(const std::string& label, const RunInfo& run, const std::optional<Summary>& sm) {
   json j = {{"label", label},
             {"kernel", run.kernel_release},
             {"event", run.event.name},
             {"requested", run.event.requested.empty() ? "(default)" : run.event.requested},
             {"fallback", run.event.fell_back ? run.event.fallback_reason : ""},
-            {"rate", rate_text(run.event)},
+            {"rate", describe_rate(run.event)},
             {"command", describe_target(run)},
             {"source_format", run.source_format},
             {"duration_s", nullptr},
@@ -282,11 +277,8 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
                     {"s", row.samples},
                     {"pct", pp(percent_of(row.samples, total))}});
   }
-  const bool cycles = run.event.name.find("cycles") != std::string::npos ||
-                      run.event.name.find("CPU_CLK_UNHALTED") != std::string::npos;
-  const std::string event_share = cycles ? "Cycles%" : "Samples%";
   json data = {{"kind", "report"},
-               {"share", event_share},
+               {"share", share_title(run.event)},
                {"alpha", 0.05},
                {"by", "function"},
                {"view", ""},

@@ -158,10 +158,6 @@ std::optional<double> sd_of(const std::vector<double>& v) {
 // Below this, a 1% share is a handful of samples.
 constexpr uint64_t kFewSamples = 1000;
 
-std::string describe_rate(const EventInfo& e) {
-  return e.use_freq ? std::to_string(e.rate) + " Hz" : "period " + std::to_string(e.rate);
-}
-
 void comparability_warnings(const std::vector<DiffSide>& sides,
                             const std::vector<std::string>& labels,
                             std::vector<std::string>& warnings) {
@@ -293,16 +289,6 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
     }
   }
   return t;
-}
-
-// Shares are headed by what really ran: "Cycles%" only when a cycles event
-// was sampled, not when one was asked for and cpu-clock ran instead.
-std::string share_title(const EventInfo& e) {
-  std::string s = e.name;
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  const bool cycles =
-      s.find("cycles") != std::string::npos || s.find("cpu_clk_unhalted") != std::string::npos;
-  return cycles && !e.fell_back ? "Cycles%" : "Samples%";
 }
 
 SideSummary summarize_side(const DiffSide& side, const std::string& label,

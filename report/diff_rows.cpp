@@ -105,12 +105,21 @@ Change work_change(const DiffCell& a, const DiffCell& b, const std::vector<RunTo
   return c;
 }
 
-// BH over `p`; returns the q-values and the false coverage-rate alpha.
-double fcr_alpha(const std::vector<double>& q, double alpha) {
+// Benjamini–Hochberg over the p-values of the rows `tested`, then the false
+// coverage-rate level: when R of the m rows are selected, alpha R / m (R = 0
+// counts as 1). `set(row, q, level_alpha)` stores each row's q, verdict and
+// its interval again at that level. Returns the level's alpha.
+template <typename Set>
+double judge(const std::vector<double>& p, const std::vector<size_t>& tested, double alpha,
+             Set set) {
+  if (p.empty()) return alpha;
+  const std::vector<double> q = benjamini_hochberg(p);
   size_t selected = 0;
   for (double v : q) selected += v <= alpha;
-  if (q.empty()) return alpha;
-  return static_cast<double>(std::max<size_t>(selected, 1)) * alpha / static_cast<double>(q.size());
+  const double level =
+      static_cast<double>(std::max<size_t>(selected, 1)) * alpha / static_cast<double>(q.size());
+  for (size_t j = 0; j < tested.size(); ++j) set(tested[j], q[j], level);
+  return level;
 }
 
 }  // namespace
@@ -171,31 +180,24 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     p.push_back(c.change.p);
     tested.push_back(i);
   }
-  SideLevels levels{alpha, alpha};
-  const std::vector<double> q = benjamini_hochberg(p);
-  levels.share_alpha = fcr_alpha(q, alpha);
-  for (size_t j = 0; j < tested.size(); ++j) {
-    DiffRow& row = rows[tested[j]];
-    DiffCompare& c = row.vs_base[s];
-    c.q = q[j];
-    c.within_noise = q[j] > alpha;
-    const Change wide =
-        share_change(row.cells[0], row.cells[s], n0, n1, method, levels.share_alpha);
+  SideLevels levels;
+  levels.share_alpha = judge(p, tested, alpha, [&](size_t i, double q, double level) {
+    DiffCompare& c = rows[i].vs_base[s];
+    c.q = q;
+    c.within_noise = q > alpha;
+    const Change wide = share_change(rows[i].cells[0], rows[i].cells[s], n0, n1, method, level);
     c.change.lo_pp = wide.lo_pp;
     c.change.hi_pp = wide.hi_pp;
-  }
-  const std::vector<double> wq = benjamini_hochberg(work_p);
-  levels.work_alpha = fcr_alpha(wq, alpha);
-  for (size_t j = 0; j < work_tested.size(); ++j) {
-    DiffRow& row = rows[work_tested[j]];
-    DiffCompare& c = row.vs_base[s];
-    c.work_q = wq[j];
-    c.work_within_noise = wq[j] > alpha;
+  });
+  levels.work_alpha = judge(work_p, work_tested, alpha, [&](size_t i, double q, double level) {
+    DiffCompare& c = rows[i].vs_base[s];
+    c.work_q = q;
+    c.work_within_noise = q > alpha;
     const Change wide =
-        work_change(row.cells[0], row.cells[s], totals[0], totals[s], method, levels.work_alpha);
+        work_change(rows[i].cells[0], rows[i].cells[s], totals[0], totals[s], method, level);
     c.work.lo_pp = wide.lo_pp;
     c.work.hi_pp = wide.hi_pp;
-  }
+  });
   return levels;
 }
 

@@ -1,5 +1,7 @@
 #include "report/summary.h"
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
 
 #include "core/aggregate.h"
@@ -44,6 +46,19 @@ ProfileHistogram histogram_of(const Profile& profile) {
                (profile.bytes ? std::string("FILE (a saved copy)") : profile.path) +
                " names them, checking each binary's build-id)";
   return out;
+}
+
+std::string describe_rate(const EventInfo& e) {
+  if (e.rate == 0) return "";
+  return e.use_freq ? std::to_string(e.rate) + " Hz" : "period " + std::to_string(e.rate);
+}
+
+std::string share_title(const EventInfo& e) {
+  std::string s = e.name;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool cycles =
+      s.find("cycles") != std::string::npos || s.find("cpu_clk_unhalted") != std::string::npos;
+  return cycles && !e.fell_back ? "Cycles%" : "Samples%";
 }
 
 std::string describe_event(const EventInfo& event) {

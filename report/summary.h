@@ -34,6 +34,12 @@ ProfileHistogram histogram_of(const Profile& profile);
 // "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
 // "cycles, period 100000 (requested CPU_CLK_UNHALTED:100000)".
 std::string describe_event(const EventInfo& event);
+// "499 Hz" or "period 100000"; "" when the rate is not known (a listing).
+std::string describe_rate(const EventInfo& event);
+// The heading of a profile's shares, by what really ran: "Cycles%" only when
+// a cycles event was sampled (not when one was asked for and cpu-clock ran
+// instead), else "Samples%".
+std::string share_title(const EventInfo& event);
 // "exited 0", "killed by signal 9 (SIGKILL)", "" when there was no workload.
 std::string describe_exit(const ExitStatus& exit);
 // "SIGKILL" for 9, "signal 77" when unknown (Linux numbering).

@@ -292,7 +292,8 @@ TEST(Report, ReadsAProfileFromAPipeOrAFifo) {
   const test::CliRun header = test::run_shell("cat " + q + " | " + bin + " report -", dir);
   EXPECT_NE(header.out.find("# profile:  stdin"), std::string::npos) << header.out;
   EXPECT_NE(header.out.find("recovered 4 samples"), std::string::npos) << header.out;
-  EXPECT_NE(header.out.find("kprof symbolize FILE (a saved copy)"), std::string::npos) << header.out;
+  EXPECT_NE(header.out.find("kprof symbolize FILE (a saved copy)"), std::string::npos)
+      << header.out;
 
   const std::string fifo = dir + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -306,6 +307,16 @@ TEST(Report, ReadsAProfileFromAPipeOrAFifo) {
       test::run_shell("cat " + q + " | " + bin + " diff - " + q + " --top 3", dir);
   EXPECT_EQ(diff.status, 0) << diff.err;
   EXPECT_NE(diff.out.find("Matched diff"), std::string::npos) << diff.out;
+
+  // Nothing or garbage on the pipe: one line naming stdin, exit 1.
+  for (const char* input : {"printf ''", "echo 'not a profile'", "head -c 100 "}) {
+    const std::string cmd =
+        std::string(input) + (input[0] == 'h' ? q : "") + " | " + bin + " report -";
+    const test::CliRun bad = test::run_shell(cmd, dir);
+    EXPECT_EQ(bad.status, 1) << cmd << ": " << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << cmd << ": " << bad.err;
+    EXPECT_NE(bad.err.find("stdin"), std::string::npos) << cmd << ": " << bad.err;
+  }
 }
 
 TEST(Report, CompleteProfileDoesNotDecodeRecords) {
