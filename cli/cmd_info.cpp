@@ -24,8 +24,7 @@ int cmd_info(int argc, char** argv) {
   if (auto code = parse_args(app, argc, argv)) return *code;
   Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
-  const bool kprof = importer::file_format(file) == importer::InputFormat::Kprof;
-  write_info(std::cout, profile, hist, kprof ? chunk_counts(file) : "");
+  write_info(std::cout, profile, hist, chunk_counts(profile.status));
   std::cout.flush();
   if (!std::cout) throw Error("cannot write to stdout");
   return 0;

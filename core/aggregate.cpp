@@ -113,14 +113,12 @@ uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
 void AddressAggregator::on_sample(const Sample& s) {
   ++counts_.samples;
   AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
-  if (s.mode == Mode::User) key.mapping = mapping_of(s.pid, s.ip);
-  // A small direct-mapped cache in front of the map: a profile has few
-  // distinct addresses (hundreds to thousands) and millions of samples, and
-  // the map's own lookup (a division by its prime bucket count) was most of
-  // the cost. Map nodes never move, so the cached pointers stay valid.
+  if (s.mode == Mode::User) key = user_key(mapping_of(s.pid, s.ip), s.ip);
+  // A small direct-mapped cache in front of the map: most samples fall on a
+  // few hot addresses, and the cache is one probe in a small array.
   Recent& r = recent_[AddressCounts::KeyHash{}(key) & (kRecent - 1)];
-  if (r.counts == nullptr || !(r.key == key)) r = {key, &counts_.counts[key]};
-  Counts& c = *r.counts;
+  if (r.entry == UINT32_MAX || !(r.key == key)) r = {key, counts_.counts.slot(key)};
+  Counts& c = counts_.counts.entry(r.entry).second;
   ++c.samples;
   c.period += s.period;
   if (counts_.with_stacks) add_stack(s, key.mapping);
@@ -145,7 +143,9 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
   // The leaf is the sampled ip (the histogram's row), whether or not the
   // chain repeats it.
   const bool chain_has_leaf = !s.callchain.empty() && s.callchain.front() == s.ip;
-  key.frames.push_back(frame_id({leaf_mapping, s.mode, s.ip}));
+  key.frames.push_back(frame_id(s.mode == Mode::User
+                                    ? user_key(leaf_mapping, s.ip)
+                                    : AddressCounts::Key{leaf_mapping, s.mode, s.ip}));
   for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
     const bool kernel = s.kernel_frames_known ? i < s.kernel_frames : ip >= kKernelHalf;
@@ -153,7 +153,7 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
     if (kernel) {
       key.frames.push_back(frame_id({AddressCounts::kNoMapping, Mode::Kernel, site}));
     } else {
-      key.frames.push_back(frame_id({mapping_of(s.pid, site), Mode::User, site}));
+      key.frames.push_back(frame_id(user_key(mapping_of(s.pid, site), site)));
     }
   }
   Counts& c = counts_.stacks[key];

@@ -23,6 +23,7 @@
 #include <boost/container/flat_map.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include "core/flat_map.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/stacks.h"
@@ -56,7 +57,7 @@ struct AddressCounts {
     size_t operator()(const StackKey& k) const noexcept;
   };
   std::vector<Mmap> mappings;  // each distinct mapping that user samples fell in
-  std::unordered_map<Key, Counts, KeyHash> counts;
+  FlatMap<Key, Counts, KeyHash> counts;
   uint64_t samples = 0, lost = 0;
   // -g only. frames: each distinct frame of any stack; a caller's frame holds
   // its return address less 1, so it names the call site, not what follows.
@@ -70,13 +71,24 @@ class AddressAggregator : public RecordSink {
  public:
   // `stacks` (a -g recording): also count each sample's call stack, its leaf
   // alone when it has no chain, so the stacks hold every sample.
-  explicit AddressAggregator(bool stacks = false) { counts_.with_stacks = stacks; }
+  // `user_by_mapping`: count user addresses per mapping (each at the
+  // mapping's start), for when they will not be named (a cut-short profile
+  // read elsewhere, NullUserResolver): the table then holds kernel addresses
+  // and mappings only, so it stays small and in cache.
+  explicit AddressAggregator(bool stacks = false, bool user_by_mapping = false)
+      : user_by_mapping_(user_by_mapping) {
+    counts_.with_stacks = stacks;
+  }
   // recent_ and last_ point into this object's maps: a copy or move starts
   // with them empty.
   AddressAggregator(const AddressAggregator& o)
-      : maps_(o.maps_), counts_(o.counts_), frame_ids_(o.frame_ids_) {}
+      : user_by_mapping_(o.user_by_mapping_),
+        maps_(o.maps_),
+        counts_(o.counts_),
+        frame_ids_(o.frame_ids_) {}
   AddressAggregator(AddressAggregator&& o) noexcept
-      : maps_(std::move(o.maps_)),
+      : user_by_mapping_(o.user_by_mapping_),
+        maps_(std::move(o.maps_)),
         counts_(std::move(o.counts_)),
         frame_ids_(std::move(o.frame_ids_)) {
     o.forget_recent();
@@ -91,6 +103,11 @@ class AddressAggregator : public RecordSink {
   void on_lost(const Lost&) override;
 
   const AddressCounts& counts() const { return counts_; }
+  // The counts, moved out; the aggregator is left empty.
+  AddressCounts take_counts() && {
+    forget_recent();
+    return std::move(counts_);
+  }
 
  private:
   // The mapping index of a user ip of `pid`, or kNoMapping.
@@ -107,6 +124,13 @@ class AddressAggregator : public RecordSink {
     recent_ = {};
     last_ = {};
   }
+  // The key of a user ip in `mapping` (kNoMapping: unmapped).
+  AddressCounts::Key user_key(uint32_t mapping, uint64_t ip) const {
+    if (!user_by_mapping_) return {mapping, Mode::User, ip};
+    return {mapping, Mode::User,
+            mapping == AddressCounts::kNoMapping ? 0 : counts_.mappings[mapping].start};
+  }
+  bool user_by_mapping_ = false;
   std::unordered_map<uint32_t, std::vector<Map>> maps_;  // pid -> maps sorted by start
   struct LastMap {  // where mapping_of() last found an ip; cleared when maps change
     uint32_t pid = 0;
@@ -117,7 +141,7 @@ class AddressAggregator : public RecordSink {
   static constexpr size_t kRecent = 1024;  // a power of two
   struct Recent {
     AddressCounts::Key key{};
-    Counts* counts = nullptr;  // counts_.counts[key]
+    uint32_t entry = UINT32_MAX;  // counts_.counts.slot(key)
   };
   std::array<Recent, kRecent> recent_{};
   std::unordered_map<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;

@@ -56,7 +56,7 @@ void ByteReader::fail_truncated(size_t n, const char* field) const {
   fail("truncated " + name + " (needs " + std::to_string(n) + " bytes)");
 }
 
-uint64_t ByteReader::varint() {
+uint64_t ByteReader::varint_long() {
   uint64_t v = 0;
   const size_t start = pos_;
   for (int i = 0; i < 10; ++i) {
@@ -75,11 +75,6 @@ uint64_t ByteReader::varint() {
   }
   pos_ = start;
   fail("varint longer than 10 bytes");
-}
-
-int64_t ByteReader::svarint() {
-  const uint64_t u = varint();
-  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
 }
 
 std::string_view ByteReader::str() {

@@ -55,8 +55,16 @@ class ByteReader {
   uint16_t u16() { return fixed<uint16_t>("u16"); }
   uint32_t u32() { return fixed<uint32_t>("u32"); }
   uint64_t u64() { return fixed<uint64_t>("u64"); }
-  uint64_t varint();
-  int64_t svarint();
+  // One-byte varints (most fields of a record) take the inline path.
+  uint64_t varint() {
+    if (pos_ < data_.size() && data_[pos_] < 0x80) [[likely]]
+      return data_[pos_++];
+    return varint_long();
+  }
+  int64_t svarint() {
+    const uint64_t u = varint();
+    return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+  }
   std::string_view str();  // view into the underlying data
   std::span<const uint8_t> raw(size_t n) {
     need(n, nullptr);
@@ -81,6 +89,7 @@ class ByteReader {
       fail_truncated(n, field);
   }
   [[noreturn]] void fail_truncated(size_t n, const char* field) const;
+  uint64_t varint_long();
   template <typename T>
   T fixed(const char* field) {
     need(sizeof(T), field);

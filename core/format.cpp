@@ -1,5 +1,5 @@
-// ProfileWriter, ProfileReader and load_profile. The chunk payload codecs live
-// in format_codec.cpp.
+// ProfileWriter and the input helpers. The reader and load_profile live in
+// format_reader.cpp, the chunk payload codecs in format_codec.cpp.
 #include "core/format.h"
 
 #include <fcntl.h>
@@ -25,8 +25,6 @@ namespace {
 // well as level 3 (measured: 1005 KB vs 1013 KB for this kernel's kallsyms)
 // at a third of the CPU, and record time is what a profiler must not spend.
 constexpr int kZstdLevel = 1;
-
-constexpr uint8_t kMagic[8] = {'K', 'P', 'R', 'O', 'F', '\r', '\n', 0x1a};
 
 std::string parent_dir(const std::string& path) {
   auto parent = std::filesystem::path(path).parent_path().string();
@@ -77,32 +75,32 @@ bool rereadable_input(const std::string& path) {
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+std::vector<uint8_t> read_fd(int fd, const std::string& name, size_t limit) {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  while (bytes.size() < limit) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, limit - bytes.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(errno_message("cannot read " + name, errno));
+    }
+    if (n == 0) break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return bytes;
+}
+
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  std::optional<InputFile> in;
-  int fd = STDIN_FILENO;
   if (path == "-") {
     if (::isatty(STDIN_FILENO) == 1) {
       throw Error(
           "standard input is a terminal: pipe a profile in (ssh host cat x.kprof | kprof "
           "report -)");
     }
-  } else {
-    in.emplace(InputFile::open(path, "record one with kprof record -o " + path));
-    fd = in->fd();
+    return read_fd(STDIN_FILENO, "standard input");
   }
-  std::vector<uint8_t> bytes;
-  if (in && in->regular()) bytes.reserve(static_cast<size_t>(in->size()));
-  uint8_t buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(errno_message("cannot read " + (path == "-" ? "standard input" : path), errno));
-    }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return bytes;
+  const InputFile in = InputFile::open(path, "record one with kprof record -o " + path);
+  return read_fd(in.fd(), path);
 }
 
 const char* chunk_type_name(uint16_t type) {
@@ -188,6 +186,10 @@ ProfileWriter ProfileWriter::append(const std::string& path) {
   return w;
 }
 
+void ProfileWriter::sync() {
+  if (fd_ >= 0 && ::fsync(fd_) != 0) throw Error(errno_message("cannot sync " + path_, errno));
+}
+
 StoredChunk pack_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress) {
   if (payload.size() > kMaxChunkBytes) {
     throw Error("internal: chunk '" + std::string(chunk_type_name(static_cast<uint16_t>(type))) +
@@ -253,218 +255,6 @@ void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
     throw Error(errno_message("cannot write " + path_, e) + " (" + kept + ")");
   }
   offset_ += kChunkHeaderBytes + stored.size();
-}
-
-// ---------------------------------------------------------------- reader
-
-ProfileReader ProfileReader::open(const std::string& path) {
-  return ProfileReader(read_file_bytes(path), path);
-}
-
-ProfileReader::ProfileReader(std::vector<uint8_t> bytes, std::string name)
-    : bytes_(std::move(bytes)), name_(std::move(name)) {
-  if (bytes_.empty()) {
-    throw Error(name_ +
-                " is empty: not a kprof profile (was the recording killed before it started?)");
-  }
-  const size_t magic_len = std::min(bytes_.size(), sizeof kMagic);
-  if (std::memcmp(bytes_.data(), kMagic, magic_len) != 0)
-    throw Error(name_ + " is not a kprof profile");
-  if (bytes_.size() < kHeaderBytes) {
-    throw Error(name_ + " is cut short inside its " + std::to_string(kHeaderBytes) +
-                "-byte header (" + std::to_string(bytes_.size()) + " bytes): nothing was recorded");
-  }
-  ByteReader r(std::span<const uint8_t>(bytes_).subspan(sizeof kMagic), "profile header");
-  version_ = r.u32();
-  if (version_ != kFormatVersion) {
-    throw Error(name_ + " has format version " + std::to_string(version_) +
-                "; this kprof reads version " + std::to_string(kFormatVersion));
-  }
-  status_.file_bytes = bytes_.size();
-  status_.good_bytes = kHeaderBytes;
-}
-
-namespace {
-
-struct ChunkHeader {
-  uint16_t type = 0, flags = 0;
-  uint32_t stored_len = 0, raw_len = 0, crc = 0;
-};
-
-// Checks the chunk at `pos` (which is < file.size()) up to its checksum;
-// returns "" or the problem. `where` names the chunk for messages.
-std::string check_chunk(std::span<const uint8_t> file, uint64_t pos, ChunkHeader* h,
-                        std::string* where) {
-  const size_t left = file.size() - pos;
-  if (left < kChunkHeaderBytes) {
-    return "truncated chunk header at offset " + std::to_string(pos) + " (" + std::to_string(left) +
-           " of " + std::to_string(kChunkHeaderBytes) + " bytes)";
-  }
-  ByteReader r(file.subspan(pos, kChunkHeaderBytes), "chunk header");
-  h->type = r.u16();
-  h->flags = r.u16();
-  h->stored_len = r.u32();
-  h->raw_len = r.u32();
-  h->crc = r.u32();
-  *where = "chunk '" + std::string(chunk_type_name(h->type)) + "' (type " +
-           std::to_string(h->type) + ") at offset " + std::to_string(pos);
-  const size_t body_left = left - kChunkHeaderBytes;
-  if (h->stored_len > kMaxChunkBytes || h->raw_len > kMaxChunkBytes) {
-    return *where + ": length " + std::to_string(std::max(h->stored_len, h->raw_len)) +
-           " is over the limit of " + std::to_string(kMaxChunkBytes) + " bytes";
-  }
-  if (h->stored_len > body_left) {
-    return "truncated " + *where + ": needs " + std::to_string(h->stored_len) + " payload bytes, " +
-           std::to_string(body_left) + " left";
-  }
-  if (h->flags & ~kChunkZstd) return *where + ": unknown flags " + std::to_string(h->flags);
-  if (crc32(file.subspan(pos + kChunkHeaderBytes, h->stored_len)) != h->crc) {
-    return *where + ": bad checksum (the bytes were damaged)";
-  }
-  if (!(h->flags & kChunkZstd) && h->raw_len != h->stored_len) {
-    return *where + ": raw length " + std::to_string(h->raw_len) +
-           " does not match stored length " + std::to_string(h->stored_len);
-  }
-  return "";
-}
-
-// Decompresses (or copies) the stored bytes into `out`; returns "" or the problem.
-std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
-                   std::vector<uint8_t>* out) {
-  if (!(h.flags & kChunkZstd)) {
-    out->assign(stored.begin(), stored.end());
-    return "";
-  }
-  // The frame must declare exactly raw_len bytes, so a damaged length can
-  // neither overflow the buffer nor make us allocate what the data cannot fill.
-  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (size != h.raw_len) {
-    const bool unreadable = size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN;
-    return "bad zstd data (frame size " + (unreadable ? "unreadable" : std::to_string(size)) +
-           ", raw length " + std::to_string(h.raw_len) + ")";
-  }
-  out->resize(h.raw_len);
-  const size_t n = ZSTD_decompress(out->data(), out->size(), stored.data(), stored.size());
-  if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
-  if (n != h.raw_len) return "bad zstd data (short frame)";
-  return "";
-}
-
-}  // namespace
-
-const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_t type)>& want,
-                                                const std::function<void(const Chunk&)>& fn) {
-  status_ = ReadStatus{};
-  status_.file_bytes = bytes_.size();
-  const std::span<const uint8_t> file(bytes_);
-  uint64_t pos = kHeaderBytes;
-  status_.good_bytes = pos;
-  while (true) {
-    if (pos == file.size()) {
-      status_.problem = "no end marker after offset " + std::to_string(pos) +
-                        ": the recording was cut short; complete chunks were read";
-      break;
-    }
-    ChunkHeader h;
-    std::string where;
-    if (std::string problem = check_chunk(file, pos, &h, &where); !problem.empty()) {
-      status_.problem = std::move(problem);
-      break;
-    }
-    const uint64_t body = pos + kChunkHeaderBytes;
-    if (want(h.type)) {
-      Chunk chunk;
-      chunk.type = h.type;
-      chunk.flags = h.flags;
-      chunk.offset = pos;
-      chunk.stored = file.subspan(body, h.stored_len);
-      if (std::string problem = unpack(h, file.subspan(body, h.stored_len), &chunk.payload);
-          !problem.empty()) {
-        status_.problem = where + ": " + problem;
-        break;
-      }
-      try {
-        fn(chunk);
-      } catch (const Error& e) {
-        status_.problem = where + ": " + e.what();
-        break;
-      }
-    }
-    pos = body + h.stored_len;
-    status_.good_bytes = pos;
-    if (h.type == static_cast<uint16_t>(ChunkType::End)) {
-      status_.complete = true;
-      break;
-    }
-  }
-  return status_;
-}
-
-// ---------------------------------------------------------------- load
-
-Profile load_profile(const std::string& path, RecordSink* records) {
-  return load_profile_bytes(read_file_bytes(path), path, records);
-}
-
-Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
-                           RecordSink* records) {
-  ProfileReader reader(std::move(bytes), name);
-  Profile p;
-  p.path = name;
-  bool have_meta = false;
-  auto want = [&](uint16_t type) {
-    switch (static_cast<ChunkType>(type)) {
-      case ChunkType::Records:
-        return records != nullptr;
-      case ChunkType::Meta:
-        return true;  // the last one wins (kprof import writes it again at the end)
-      case ChunkType::Kallsyms:
-      case ChunkType::Modules:
-      case ChunkType::Summary:
-      case ChunkType::Histogram:
-      case ChunkType::Stacks:
-        return true;
-      default:
-        return false;
-    }
-  };
-  auto text = [](const Chunk& c) {
-    return std::string(reinterpret_cast<const char*>(c.payload.data()), c.payload.size());
-  };
-  p.status = reader.for_each_chunk(want, [&](const Chunk& c) {
-    switch (static_cast<ChunkType>(c.type)) {
-      case ChunkType::Meta:
-        p.run = decode_run_info(c.payload);
-        have_meta = true;
-        break;
-      case ChunkType::Kallsyms:
-        p.kallsyms = text(c);
-        break;
-      case ChunkType::Modules:
-        p.modules = text(c);
-        break;
-      case ChunkType::Records:
-        decode_records(c.payload, *records);
-        break;
-      case ChunkType::Summary:
-        p.summary = decode_summary(c.payload);
-        break;
-      case ChunkType::Histogram:
-        p.histogram = decode_histogram(c.payload);
-        break;
-      case ChunkType::Stacks:
-        p.stacks = decode_stacks(c.payload);
-        break;
-      default:
-        break;
-    }
-  });
-  if (!have_meta) {
-    throw Error(name + " has no readable run information (meta chunk)" +
-                (p.status.problem.empty() ? std::string() : ": " + p.status.problem));
-  }
-  p.run.format_version = reader.version();
-  return p;
 }
 
 }  // namespace kprof

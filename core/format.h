@@ -30,10 +30,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model.h"
@@ -41,6 +43,9 @@
 
 namespace kprof {
 
+struct AddressCounts;  // core/aggregate.h
+
+inline constexpr uint8_t kMagic[8] = {'K', 'P', 'R', 'O', 'F', '\r', '\n', 0x1a};
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr size_t kChunkHeaderBytes = 16;
@@ -104,6 +109,8 @@ class ProfileWriter {
   void write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true);
   void write_stored(const StoredChunk& chunk);
   void write_end() { write_chunk(ChunkType::End, {}, false); }
+  // fsync: what was written is on disk (throws kprof::Error naming the file).
+  void sync();
   uint64_t bytes_written() const { return offset_; }
   const std::string& path() const { return path_; }
 
@@ -119,8 +126,9 @@ class ProfileWriter {
 struct ReadStatus {
   bool complete = false;    // End chunk seen
   uint64_t good_bytes = 0;  // bytes up to the end of the last good chunk
-  uint64_t file_bytes = 0;
+  uint64_t file_bytes = 0;  // a stream's: the bytes it held (read to its end when cut short)
   std::string problem;  // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
+  std::map<uint16_t, uint64_t> chunks;  // good chunks by type
 };
 
 // One chunk as read: type and its decompressed payload.
@@ -129,43 +137,74 @@ struct Chunk {
   uint16_t flags = 0;
   uint64_t offset = 0;  // of the chunk header in the file
   std::vector<uint8_t> payload;
-  std::span<const uint8_t> stored;  // as in the file (checksum verified); the reader's bytes
+  // As in the file (checksum verified): the reader's buffer, valid during the callback only.
+  std::span<const uint8_t> stored;
 };
 
-// Reads a profile from memory (the caller owns the bytes) or a file.
-// Header problems (not a kprof file, empty file, unknown version) throw
-// kprof::Error; damage after the header ends the walk and is reported in
-// status(), so everything before it is still usable.
+// Reads a profile chunk by chunk: from a file (read(), one chunk in memory at
+// a time, so reading costs memory for the largest chunk, not the file), a
+// stream (standard input, a pipe or FIFO: read once, in order), or memory
+// (the caller's bytes). Header problems (not a kprof file, empty file,
+// unknown version) throw kprof::Error; damage after the header ends the walk
+// and is reported in status(), so everything before it is still usable.
 class ProfileReader {
  public:
-  static ProfileReader open(const std::string& path);  // reads the file
+  // A file, or "-" for standard input (refused when it is a terminal).
+  static ProfileReader open(const std::string& path);
+  // Reads `fd` (not owned) on from where it is, after `prefix`, the bytes
+  // already read from it (a format sniff).
+  static ProfileReader stream(int fd, std::vector<uint8_t> prefix, std::string name);
   explicit ProfileReader(std::vector<uint8_t> bytes, std::string name = "<memory>");
+  ProfileReader(ProfileReader&&) noexcept;
+  ProfileReader& operator=(ProfileReader&&) = delete;
+  ~ProfileReader();
 
   // Calls `fn` for each good chunk in order. `want` filters by type before
-  // decompression (so skipping Records chunks costs little: the checksum of
-  // every chunk is still verified). A kprof::Error thrown by `fn` ends the walk
-  // as damage in that chunk (status().good_bytes stops before it). The walk
-  // stops after an End chunk; a file without one reports "cut short".
-  // Returns the status for the walk; also stored in status().
+  // decompression (the checksum of every chunk is still verified). A
+  // kprof::Error thrown by `fn` ends the walk as damage in that chunk
+  // (status().good_bytes stops before it). The walk stops after an End chunk;
+  // a file without one reports "cut short". A stream can be walked once (a
+  // second walk throws); a file or memory any number of times.
   const ReadStatus& for_each_chunk(const std::function<bool(uint16_t type)>& want,
                                    const std::function<void(const Chunk&)>& fn);
+  // The chunk types in order as their headers say, read without payloads or
+  // checksums (16 bytes per chunk), up to the first header that does not
+  // fit; nothing for a stream. How a reader decides what to decode before
+  // its one real walk.
+  std::optional<std::vector<uint16_t>> chunk_types();
+  bool rewindable() const;
   const ReadStatus& status() const { return status_; }
   const std::string& name() const { return name_; }
   uint32_t version() const { return version_; }
 
  private:
-  std::vector<uint8_t> bytes_;
+  struct Source;
+  ProfileReader(std::unique_ptr<Source> source, std::string name);
+  void read_header();
+  std::unique_ptr<Source> src_;
   std::string name_;
   uint32_t version_ = 0;
+  bool walked_ = false;
   ReadStatus status_;
+  std::vector<uint8_t> buf_;  // the current chunk's stored bytes
 };
 
-// Everything report/diff need, loaded in one pass. Records chunks are not
-// decoded unless `records` is given (then each is decoded into it, in order;
-// a Records chunk that fails to decode ends the walk as damage, after the
-// records before the damage were delivered). Throws kprof::Error for header
-// problems and when no Meta chunk could be read. When a file holds several
-// Meta, Summary or Histogram chunks (appended later), the last one wins.
+// Everything report/diff need, loaded in one walk of the file (and its header
+// index, chunk_types()). Records chunks are not decoded when the file holds
+// a usable Histogram or Stacks; otherwise (cut short) they are counted again
+// into `counted`. Given `records`, every Records chunk is decoded into it
+// instead, in order (a Records chunk that fails to decode ends the walk as
+// damage, after the records before the damage were delivered). Throws
+// kprof::Error for header problems and when no Meta chunk could be read.
+// When a file holds several Meta, Summary or Histogram chunks (appended
+// later), the last one wins.
+struct LoadOptions {
+  RecordSink* records = nullptr;
+  // Fill `counted` even when the histogram is usable, with every user
+  // address (to name them: kprof symbolize). Otherwise `counted` (cut short)
+  // holds user samples by mapping, as a report names them: [unknown] per image.
+  bool count_records = false;
+};
 struct Profile {
   std::string path;
   RunInfo run;
@@ -175,18 +214,33 @@ struct Profile {
   std::optional<Histogram> histogram;  // absent when cut short, and for -g (see stacks)
   std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
   ReadStatus status;
-  // The file's bytes, kept when the input cannot be read again (standard
-  // input, a pipe): what a cut-short profile's records are decoded from.
-  std::shared_ptr<const std::vector<uint8_t>> bytes;
+  // The records counted again by address (core/aggregate.h): memory grows
+  // with distinct addresses and stacks, not samples. Set when the histogram
+  // (or a -g file's stacks) is missing or unusable, or when asked for.
+  std::shared_ptr<const AddressCounts> counted;
+  // Whether the Histogram / Stacks the file holds are what a report shows: a
+  // -g profile cut short keeps a Histogram of an older kprof only.
+  bool histogram_usable() const;
 };
-Profile load_profile(const std::string& path, RecordSink* records = nullptr);
+Profile load_profile(const std::string& path, const LoadOptions& options = {});
+Profile load_profile(ProfileReader& reader, const LoadOptions& options = {});
+Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                           const LoadOptions& options = {});
+inline Profile load_profile(const std::string& path, RecordSink* records) {
+  return load_profile(path, LoadOptions{.records = records});
+}
+inline Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                                  RecordSink* records) {
+  return load_profile_bytes(std::move(bytes), name, LoadOptions{.records = records});
+}
 // The whole file; throws kprof::Error naming it when it cannot be read
 // (missing: "no such file", a directory, no permission). "-" reads standard
 // input (refused when it is a terminal: a profile is piped in).
 std::vector<uint8_t> read_file_bytes(const std::string& path);
+// What `fd` yields from where it is, up to `limit` bytes or its end; throws
+// kprof::Error "cannot read NAME: ..." on a read error.
+std::vector<uint8_t> read_fd(int fd, const std::string& name, size_t limit = SIZE_MAX);
 // Whether `path` can be read twice: a regular file (not "-", a pipe or FIFO).
 bool rereadable_input(const std::string& path);
-Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
-                           RecordSink* records = nullptr);
 
 }  // namespace kprof

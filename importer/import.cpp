@@ -1,6 +1,7 @@
 #include "importer/import.h"
 
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -528,26 +529,13 @@ InputFormat file_format(const std::string& path) {
   return sniff_format(head);
 }
 
-Profile load_any(const std::string& path, const ImportOptions& options) {
-  // Standard input or a pipe is read once, and its bytes kept for whatever
-  // must read them again (a cut-short profile's records).
-  const bool again = rereadable_input(path);
-  const std::string name = path == "-" ? "stdin" : path;
-  // A perf.data may be large: read in place, not copied.
-  if (again && file_format(path) == InputFormat::PerfData) {
-    const MappedFile file = MappedFile::open(path);
-    return import_perf_data(file.bytes(), path, options);
-  }
-  std::vector<uint8_t> bytes = read_file_bytes(path);
+namespace {
+Profile load_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                   const ImportOptions& options) {
   const std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), 4096));
   switch (sniff_format(head)) {
-    case InputFormat::Kprof: {
-      if (again) return load_profile_bytes(std::move(bytes), path);
-      auto kept = std::make_shared<const std::vector<uint8_t>>(bytes);
-      Profile p = load_profile_bytes(std::move(bytes), name);
-      p.bytes = std::move(kept);
-      return p;
-    }
+    case InputFormat::Kprof:
+      return load_profile_bytes(std::move(bytes), name);
     case InputFormat::PerfData:
       return import_perf_data(bytes, name, options);
     case InputFormat::Listing: {
@@ -563,6 +551,53 @@ Profile load_any(const std::string& path, const ImportOptions& options) {
   }
   throw Error(name +
               " is not a kprof profile, a perf.data file, or an opreport / perf report listing");
+}
+}  // namespace
+
+Profile load_any(const std::string& path, const ImportOptions& options) {
+  const bool again = rereadable_input(path);
+  const std::string name = path == "-" ? "stdin" : path;
+  if (again) {
+    switch (file_format(path)) {
+      case InputFormat::Kprof: {  // read chunk by chunk, once
+        ProfileReader reader = ProfileReader::open(path);
+        return load_profile(reader);
+      }
+      case InputFormat::PerfData: {  // may be large: read in place, not copied
+        const MappedFile file = MappedFile::open(path);
+        return import_perf_data(file.bytes(), path, options);
+      }
+      default:
+        break;
+    }
+  }
+  // Standard input, a pipe or FIFO: sniffed from its first bytes; a profile
+  // is then read on from the stream once (its records counted as they go by,
+  // in case it turns out cut short), anything else read whole.
+  std::optional<InputFile> in;
+  int fd = STDIN_FILENO;
+  if (!again) {
+    if (path == "-") {
+      if (::isatty(STDIN_FILENO) == 1) {
+        throw Error(
+            "standard input is a terminal: pipe a profile in (ssh host cat x.kprof | kprof "
+            "report -)");
+      }
+    } else {
+      in.emplace(InputFile::open(path, "record one with kprof record -o " + path));
+      fd = in->fd();
+    }
+    std::vector<uint8_t> head = read_fd(fd, name, 4096);
+    if (sniff_format(head) == InputFormat::Kprof) {
+      ProfileReader reader = ProfileReader::stream(fd, std::move(head), name);
+      return load_profile(reader);
+    }
+    std::vector<uint8_t> bytes = std::move(head);
+    std::vector<uint8_t> rest = read_fd(fd, name);
+    bytes.insert(bytes.end(), rest.begin(), rest.end());
+    return load_bytes(std::move(bytes), name, options);
+  }
+  return load_bytes(read_file_bytes(path), name, options);
 }
 
 }  // namespace kprof::importer

@@ -15,8 +15,9 @@ namespace kprof {
 void write_info(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
                 const std::string& chunks = "");
 
-// Counts the chunks of the file at `path` by type without decompressing them:
-// "meta 1, kallsyms 1, records 12, summary 1, histogram 1, end 1".
-std::string chunk_counts(const std::string& path);
+// The good chunks the walk met, by type (counted as the file was read once):
+// "meta 1, kallsyms 1, records 12, summary 1, histogram 1, end 1"; "" for
+// a profile that is not a kprof file (an import).
+std::string chunk_counts(const ReadStatus& status);
 
 }  // namespace kprof

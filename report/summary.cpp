@@ -12,38 +12,34 @@ namespace kprof {
 
 ProfileHistogram histogram_of(const Profile& profile) {
   ProfileHistogram out;
-  if (profile.stacks) {  // a -g profile: the flat table is the stacks' leaves
-    out.histogram = leaf_histogram(*profile.stacks);
-    out.stacks = profile.stacks;
-    return out;
-  }
-  // A -g profile holds Stacks, not a Histogram; one whose Stacks chunk did not
-  // read (damaged) is rebuilt from its records like any cut-short file. A
-  // complete -g file of an older kprof holds a Histogram only: it is used.
-  const bool stacks_lost = profile.run.event.callchains && !profile.status.complete;
-  if (profile.histogram && !stacks_lost) {
-    out.histogram = *profile.histogram;
+  if (profile.histogram_usable()) {
+    if (profile.stacks) {  // a -g profile: the flat table is the stacks' leaves
+      out.histogram = leaf_histogram(*profile.stacks);
+      out.stacks = profile.stacks;
+    } else {
+      out.histogram = *profile.histogram;
+    }
     return out;
   }
   // Symbols are only written when recording ends, so a cut-short file has
-  // just the raw records: aggregate them again and name what the file itself
-  // can name (kernel addresses, from the snapshot taken at record start).
-  AddressAggregator agg(profile.run.event.callchains);
-  Profile again = profile.bytes ? load_profile_bytes(*profile.bytes, profile.path, &agg)
-                                : load_profile(profile.path, &agg);
-  KernelSymbols kernel = KernelSymbols::parse(again.kallsyms, again.modules);
+  // just the raw records, counted again as it was read: name what the file
+  // itself can name (kernel addresses, from the snapshot taken at record start).
+  const AddressCounts none;
+  const AddressCounts& counts = profile.counted ? *profile.counted : none;
+  KernelSymbols kernel = KernelSymbols::parse(profile.kallsyms, profile.modules);
   NullUserResolver user;
-  SymbolizedCounts named = symbolize_counts(agg.counts(), kernel, user);
+  SymbolizedCounts named = symbolize_counts(counts, kernel, user);
   out.histogram = std::move(named.histogram);
   out.stacks = std::move(named.stacks);
   out.recovered = true;
-  const ReadStatus& st = again.status;
+  const ReadStatus& st = profile.status;
+  const bool file = profile.path != "stdin" && profile.path != "-";
   out.notice = "profile cut short: " + (st.problem.empty() ? "no histogram" : st.problem) +
                "; read " + format_count(st.good_bytes) + " of " + format_count(st.file_bytes) +
-               " bytes; recovered " + format_count(agg.counts().samples) +
+               " bytes; recovered " + format_count(counts.samples) +
                " samples (user functions not named: symbols are written when recording ends; "
                "on the machine that recorded it, kprof symbolize " +
-               (profile.bytes ? std::string("FILE (a saved copy)") : profile.path) +
+               (file ? profile.path : std::string("FILE (a saved copy)")) +
                " names them, checking each binary's build-id)";
   return out;
 }

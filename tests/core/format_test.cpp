@@ -7,7 +7,9 @@
 
 #include <csignal>
 #include <filesystem>
+#include <thread>
 
+#include "core/aggregate.h"
 #include "core/error.h"
 #include "core/records.h"
 #include "tests/core/test_util.h"
@@ -286,6 +288,7 @@ TEST(Format, UndecodableRecordsChunkEndsTheWalk) {
     const uint8_t junk[] = {99, 1, 2, 3};
     w.write_chunk(ChunkType::Records, junk);
     w.write_chunk(ChunkType::Summary, encode_summary(Summary{}));
+    w.write_chunk(ChunkType::Histogram, encode_histogram(Histogram{}));
     w.write_end();
   }
   CollectingSink sink;
@@ -293,10 +296,65 @@ TEST(Format, UndecodableRecordsChunkEndsTheWalk) {
   EXPECT_FALSE(p.status.complete);
   EXPECT_NE(p.status.problem.find("'records'"), std::string::npos) << p.status.problem;
   EXPECT_NE(p.status.problem.find("unknown record kind 99"), std::string::npos) << p.status.problem;
-  // Without a sink the Records chunk is not decoded, so the file reads completely.
+  // Without a sink, a complete file's Records chunks are not decoded: its
+  // histogram is what reports show, so the file reads completely.
   Profile q = load_profile(path);
   EXPECT_TRUE(q.status.complete);
   EXPECT_TRUE(q.summary);
+  EXPECT_FALSE(q.counted);
+  // Asked to count them, the damage shows.
+  Profile r = load_profile(path, LoadOptions{.count_records = true});
+  EXPECT_FALSE(r.status.complete);
+  EXPECT_NE(r.status.problem.find("unknown record kind 99"), std::string::npos) << r.status.problem;
+}
+
+// A file cut short has no histogram: its records are counted as it is read,
+// once, whether it is a file, a stream or memory.
+TEST(Format, CutShortRecordsAreCountedInTheOneWalk) {
+  TempDir dir;
+  const auto path = dir.file("c.kprof");
+  {
+    auto w = ProfileWriter::create(path);
+    RunInfo run;
+    w.write_chunk(ChunkType::Meta, encode_run_info(run));
+    RecordEncoder enc;
+    for (uint64_t i = 0; i < 1000; ++i) {
+      enc.add(Sample{.time = i,
+                     .ip = 0xffffffff81000000ull + (i % 7) * 16,
+                     .mode = Mode::Kernel,
+                     .period = 1});
+    }
+    w.write_chunk(ChunkType::Records, enc.take());
+  }
+  const Profile p = load_profile(path);
+  ASSERT_TRUE(p.counted);
+  EXPECT_EQ(p.counted->samples, 1000u);
+  EXPECT_EQ(p.counted->counts.size(), 7u);
+  EXPECT_FALSE(p.status.complete);
+  EXPECT_EQ(p.status.chunks.at(static_cast<uint16_t>(ChunkType::Records)), 1u);
+
+  // The same bytes as a stream: read once, counted the same.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::vector<uint8_t> bytes = read_file_bytes(path);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  ProfileReader reader = ProfileReader::stream(fds[0], {}, "pipe");
+  const Profile q = load_profile(reader);
+  writer.join();
+  ::close(fds[0]);
+  ASSERT_TRUE(q.counted);
+  EXPECT_EQ(q.counted->samples, 1000u);
+  EXPECT_EQ(q.status.file_bytes, bytes.size());
+  EXPECT_EQ(q.status.good_bytes, p.status.good_bytes);
+  EXPECT_THROW(reader.for_each_chunk([](uint16_t) { return true; }, [](const Chunk&) {}), Error);
 }
 
 TEST(Format, HeaderErrors) {

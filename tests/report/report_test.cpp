@@ -370,7 +370,7 @@ TEST(Info, ShowsEveryKeyField) {
   ProfileHistogram hist = histogram_of(p);
   p.path = "info.kprof";
   std::ostringstream out;
-  write_info(out, p, hist, chunk_counts(path));
+  write_info(out, p, hist, chunk_counts(p.status));
   std::string text = out.str();
   const std::pair<const char*, const char*> want[] = {
       {"format version", "1"},
@@ -411,7 +411,7 @@ TEST(Info, CutShortFile) {
   Profile p = load_profile(path);
   ProfileHistogram hist = histogram_of(p);
   std::ostringstream out;
-  write_info(out, p, hist, chunk_counts(path));
+  write_info(out, p, hist, chunk_counts(p.status));
   std::string text = out.str();
   EXPECT_EQ(info_value(text, "status").rfind("cut short: ", 0), 0u) << text;
   EXPECT_EQ(info_value(text, "summary"), "missing (recording did not end normally)");

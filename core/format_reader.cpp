@@ -1,0 +1,435 @@
+// ProfileReader (chunk by chunk from a file, a stream or memory) and
+// load_profile (one walk: what report, diff and info need).
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "core/aggregate.h"
+#include "core/bytes.h"
+#include "core/error.h"
+#include "core/format.h"
+#include "core/mapped_file.h"
+#include "core/records.h"
+
+namespace kprof {
+
+// Where the bytes come from. A regular file is read with pread at `pos` (so
+// it can be walked again); a stream with read, after its prefix; memory is
+// copied out of `mem`.
+struct ProfileReader::Source {
+  std::string name;
+  std::vector<uint8_t> mem;
+  bool memory = false;
+  std::optional<InputFile> file;  // owned when opened by path
+  int fd = -1;
+  bool regular = false;
+  uint64_t size = 0;  // memory or a regular file
+  std::vector<uint8_t> prefix;
+  size_t prefix_at = 0;
+  uint64_t pos = 0;  // offset of the next byte
+
+  bool rewindable() const { return memory || regular; }
+
+  // Up to n bytes; fewer only at the end.
+  size_t read(uint8_t* out, size_t n) {
+    size_t done = 0;
+    if (memory) {
+      const size_t k = pos < mem.size() ? std::min<size_t>(n, mem.size() - pos) : 0;
+      std::memcpy(out, mem.data() + pos, k);
+      pos += k;
+      return k;
+    }
+    if (prefix_at < prefix.size()) {
+      done = std::min(n, prefix.size() - prefix_at);
+      std::memcpy(out, prefix.data() + prefix_at, done);
+      prefix_at += done;
+    }
+    while (done < n) {
+      const ssize_t k = regular ? ::pread(fd, out + done, n - done, static_cast<off_t>(pos + done))
+                                : ::read(fd, out + done, n - done);
+      if (k < 0) {
+        if (errno == EINTR) continue;
+        throw Error(errno_message("cannot read " + name, errno));
+      }
+      if (k == 0) break;
+      done += static_cast<size_t>(k);
+    }
+    pos += done;
+    return done;
+  }
+};
+
+ProfileReader::ProfileReader(std::unique_ptr<Source> source, std::string name)
+    : src_(std::move(source)), name_(std::move(name)) {
+  src_->name = name_;
+  read_header();
+}
+
+ProfileReader::ProfileReader(std::vector<uint8_t> bytes, std::string name)
+    : src_(std::make_unique<Source>()), name_(std::move(name)) {
+  src_->name = name_;
+  src_->memory = true;
+  src_->size = bytes.size();
+  src_->mem = std::move(bytes);
+  read_header();
+}
+
+ProfileReader::ProfileReader(ProfileReader&&) noexcept = default;
+ProfileReader::~ProfileReader() = default;
+
+ProfileReader ProfileReader::open(const std::string& path) {
+  auto s = std::make_unique<Source>();
+  if (path == "-") {
+    if (::isatty(STDIN_FILENO) == 1) {
+      throw Error(
+          "standard input is a terminal: pipe a profile in (ssh host cat x.kprof | kprof "
+          "report -)");
+    }
+    s->fd = STDIN_FILENO;
+    return ProfileReader(std::move(s), "stdin");
+  }
+  s->file.emplace(InputFile::open(path, "record one with kprof record -o " + path));
+  s->fd = s->file->fd();
+  s->regular = s->file->regular();
+  s->size = s->file->size();
+  return ProfileReader(std::move(s), path);
+}
+
+ProfileReader ProfileReader::stream(int fd, std::vector<uint8_t> prefix, std::string name) {
+  auto s = std::make_unique<Source>();
+  s->fd = fd;
+  s->prefix = std::move(prefix);
+  return ProfileReader(std::move(s), std::move(name));
+}
+
+bool ProfileReader::rewindable() const {
+  return src_->rewindable();
+}
+
+void ProfileReader::read_header() {
+  uint8_t h[kHeaderBytes];
+  const size_t got = src_->read(h, sizeof h);
+  if (got == 0) {
+    throw Error(name_ +
+                " is empty: not a kprof profile (was the recording killed before it started?)");
+  }
+  if (std::memcmp(h, kMagic, std::min(got, sizeof kMagic)) != 0) {
+    throw Error(name_ + " is not a kprof profile");
+  }
+  if (got < kHeaderBytes) {
+    throw Error(name_ + " is cut short inside its " + std::to_string(kHeaderBytes) +
+                "-byte header (" + std::to_string(got) + " bytes): nothing was recorded");
+  }
+  ByteReader r(std::span<const uint8_t>(h).subspan(sizeof kMagic), "profile header");
+  version_ = r.u32();
+  if (version_ != kFormatVersion) {
+    throw Error(name_ + " has format version " + std::to_string(version_) +
+                "; this kprof reads version " + std::to_string(kFormatVersion));
+  }
+  status_.file_bytes = src_->rewindable() ? src_->size : kHeaderBytes;
+  status_.good_bytes = kHeaderBytes;
+}
+
+namespace {
+
+struct ChunkHeader {
+  uint16_t type = 0, flags = 0;
+  uint32_t stored_len = 0, raw_len = 0, crc = 0;
+};
+
+ChunkHeader parse_header(const uint8_t* b) {
+  ByteReader r(std::span<const uint8_t>(b, kChunkHeaderBytes), "chunk header");
+  ChunkHeader h;
+  h.type = r.u16();
+  h.flags = r.u16();
+  h.stored_len = r.u32();
+  h.raw_len = r.u32();
+  h.crc = r.u32();
+  return h;
+}
+
+// Decompresses (or copies) the stored bytes into `out`; returns "" or the problem.
+std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
+                   std::vector<uint8_t>* out) {
+  if (!(h.flags & kChunkZstd)) {
+    out->assign(stored.begin(), stored.end());
+    return "";
+  }
+  // The frame must declare exactly raw_len bytes, so a damaged length can
+  // neither overflow the buffer nor make us allocate what the data cannot fill.
+  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (size != h.raw_len) {
+    const bool unreadable = size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN;
+    return "bad zstd data (frame size " + (unreadable ? "unreadable" : std::to_string(size)) +
+           ", raw length " + std::to_string(h.raw_len) + ")";
+  }
+  out->resize(h.raw_len);
+  const size_t n = ZSTD_decompress(out->data(), out->size(), stored.data(), stored.size());
+  if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
+  if (n != h.raw_len) return "bad zstd data (short frame)";
+  return "";
+}
+
+// A stream's payload grows in steps of this much, so a damaged length costs
+// memory only for bytes that are really there.
+constexpr size_t kStreamStep = 1 << 20;
+
+}  // namespace
+
+std::optional<std::vector<uint16_t>> ProfileReader::chunk_types() {
+  Source& s = *src_;
+  if (!s.rewindable()) return std::nullopt;
+  std::vector<uint16_t> types;
+  for (uint64_t pos = kHeaderBytes; pos + kChunkHeaderBytes <= s.size;) {
+    uint8_t b[kChunkHeaderBytes];
+    s.pos = pos;
+    if (s.read(b, sizeof b) != sizeof b) break;
+    const ChunkHeader h = parse_header(b);
+    if (h.stored_len > kMaxChunkBytes || h.stored_len > s.size - pos - kChunkHeaderBytes) break;
+    types.push_back(h.type);
+    if (h.type == static_cast<uint16_t>(ChunkType::End)) break;
+    pos += kChunkHeaderBytes + h.stored_len;
+  }
+  return types;
+}
+
+const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_t type)>& want,
+                                                const std::function<void(const Chunk&)>& fn) {
+  Source& s = *src_;
+  if (walked_ && !s.rewindable()) {
+    throw Error("internal: " + name_ + " is a stream and was read already");
+  }
+  walked_ = true;
+  status_ = ReadStatus{};
+  uint64_t pos = kHeaderBytes;
+  s.pos = pos;
+  status_.good_bytes = pos;
+  Chunk chunk;
+  while (true) {
+    uint8_t hb[kChunkHeaderBytes];
+    const size_t got = s.read(hb, sizeof hb);
+    if (got == 0) {
+      status_.problem = "no end marker after offset " + std::to_string(pos) +
+                        ": the recording was cut short; complete chunks were read";
+      break;
+    }
+    if (got < kChunkHeaderBytes) {
+      status_.problem = "truncated chunk header at offset " + std::to_string(pos) + " (" +
+                        std::to_string(got) + " of " + std::to_string(kChunkHeaderBytes) +
+                        " bytes)";
+      break;
+    }
+    const ChunkHeader h = parse_header(hb);
+    const std::string where = "chunk '" + std::string(chunk_type_name(h.type)) + "' (type " +
+                              std::to_string(h.type) + ") at offset " + std::to_string(pos);
+    if (h.stored_len > kMaxChunkBytes || h.raw_len > kMaxChunkBytes) {
+      status_.problem = where + ": length " + std::to_string(std::max(h.stored_len, h.raw_len)) +
+                        " is over the limit of " + std::to_string(kMaxChunkBytes) + " bytes";
+      break;
+    }
+    auto truncated = [&](uint64_t left) {
+      status_.problem = "truncated " + where + ": needs " + std::to_string(h.stored_len) +
+                        " payload bytes, " + std::to_string(left) + " left";
+    };
+    const uint64_t body = pos + kChunkHeaderBytes;
+    size_t have = 0;
+    if (s.rewindable()) {
+      if (h.stored_len > s.size - body) {
+        truncated(s.size - body);
+        break;
+      }
+      buf_.resize(h.stored_len);
+      have = s.read(buf_.data(), h.stored_len);
+    } else {
+      while (have < h.stored_len) {
+        const size_t step = std::min<size_t>(h.stored_len - have, kStreamStep);
+        buf_.resize(have + step);
+        const size_t n = s.read(buf_.data() + have, step);
+        have += n;
+        if (n < step) break;
+      }
+    }
+    if (have < h.stored_len) {
+      truncated(have);
+      break;
+    }
+    const std::span<const uint8_t> stored(buf_.data(), h.stored_len);
+    if (h.flags & ~kChunkZstd) {
+      status_.problem = where + ": unknown flags " + std::to_string(h.flags);
+      break;
+    }
+    if (crc32(stored) != h.crc) {
+      status_.problem = where + ": bad checksum (the bytes were damaged)";
+      break;
+    }
+    if (!(h.flags & kChunkZstd) && h.raw_len != h.stored_len) {
+      status_.problem = where + ": raw length " + std::to_string(h.raw_len) +
+                        " does not match stored length " + std::to_string(h.stored_len);
+      break;
+    }
+    if (want(h.type)) {
+      chunk.type = h.type;
+      chunk.flags = h.flags;
+      chunk.offset = pos;
+      chunk.stored = stored;
+      if (std::string problem = unpack(h, stored, &chunk.payload); !problem.empty()) {
+        status_.problem = where + ": " + problem;
+        break;
+      }
+      try {
+        fn(chunk);
+      } catch (const Error& e) {
+        status_.problem = where + ": " + e.what();
+        break;
+      }
+    }
+    ++status_.chunks[h.type];
+    pos = body + h.stored_len;
+    status_.good_bytes = pos;
+    if (h.type == static_cast<uint16_t>(ChunkType::End)) {
+      status_.complete = true;
+      break;
+    }
+  }
+  if (!s.rewindable()) {
+    // A stream's size: what it held, read to its end unless the walk ended at End.
+    if (!status_.complete) {
+      uint8_t rest[1 << 14];
+      while (s.read(rest, sizeof rest) == sizeof rest) {
+      }
+    }
+    status_.file_bytes = s.pos;
+  } else {
+    status_.file_bytes = s.size;
+  }
+  return status_;
+}
+
+// ---------------------------------------------------------------- load
+
+bool Profile::histogram_usable() const {
+  if (stacks) return true;
+  // A -g profile holds Stacks, not a Histogram; one whose Stacks chunk did not
+  // read (damaged) is rebuilt from its records like any cut-short file. A
+  // complete -g file of an older kprof holds a Histogram only: it is used.
+  return histogram && !(run.event.callchains && !status.complete);
+}
+
+namespace {
+
+// From the chunk headers alone: whether the file lacks a histogram a report
+// could use, so its records must be counted.
+bool records_needed(const std::vector<uint16_t>& types) {
+  bool end = false, histogram = false, stacks = false;
+  for (uint16_t t : types) {
+    end |= t == static_cast<uint16_t>(ChunkType::End);
+    histogram |= t == static_cast<uint16_t>(ChunkType::Histogram);
+    stacks |= t == static_cast<uint16_t>(ChunkType::Stacks);
+  }
+  return !(stacks || (histogram && end));
+}
+
+std::string text(const Chunk& c) {
+  return std::string(reinterpret_cast<const char*>(c.payload.data()), c.payload.size());
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& path, const LoadOptions& options) {
+  ProfileReader reader = ProfileReader::open(path);
+  return load_profile(reader, options);
+}
+
+Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                           const LoadOptions& options) {
+  ProfileReader reader(std::move(bytes), name);
+  return load_profile(reader, options);
+}
+
+Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
+  Profile p;
+  p.path = reader.name();
+  bool have_meta = false;
+  // Whether to count the records as they go by: asked for, or the headers say
+  // there is no histogram, or (a stream, read once) they cannot tell.
+  bool count = options.count_records;
+  if (!count && options.records == nullptr) {
+    const auto types = reader.chunk_types();
+    count = !types || records_needed(*types);
+  }
+  std::optional<AddressAggregator> agg;  // made at the first Records chunk: after Meta
+  auto count_records = [&](const Chunk& c) {
+    // Counted for a report (user addresses by mapping: this file's user
+    // functions are not named) unless asked for every address.
+    if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);
+    decode_records(c.payload, *agg);
+  };
+  auto want = [&](uint16_t type) {
+    switch (static_cast<ChunkType>(type)) {
+      case ChunkType::Records:
+        return options.records != nullptr || count;
+      case ChunkType::Meta:  // the last one wins (kprof import writes it again at the end)
+      case ChunkType::Kallsyms:
+      case ChunkType::Modules:
+      case ChunkType::Summary:
+      case ChunkType::Histogram:
+      case ChunkType::Stacks:
+        return true;
+      default:
+        return false;
+    }
+  };
+  p.status = reader.for_each_chunk(want, [&](const Chunk& c) {
+    switch (static_cast<ChunkType>(c.type)) {
+      case ChunkType::Meta:
+        p.run = decode_run_info(c.payload);
+        have_meta = true;
+        break;
+      case ChunkType::Kallsyms:
+        p.kallsyms = text(c);
+        break;
+      case ChunkType::Modules:
+        p.modules = text(c);
+        break;
+      case ChunkType::Records:
+        if (options.records) decode_records(c.payload, *options.records);
+        if (count) count_records(c);
+        break;
+      case ChunkType::Summary:
+        p.summary = decode_summary(c.payload);
+        break;
+      case ChunkType::Histogram:
+        p.histogram = decode_histogram(c.payload);
+        break;
+      case ChunkType::Stacks:
+        p.stacks = decode_stacks(c.payload);
+        break;
+      default:
+        break;
+    }
+  });
+  if (!have_meta) {
+    throw Error(reader.name() + " has no readable run information (meta chunk)" +
+                (p.status.problem.empty() ? std::string() : ": " + p.status.problem));
+  }
+  p.run.format_version = reader.version();
+  if (!count && !p.histogram_usable() && options.records == nullptr && reader.rewindable()) {
+    // The headers promised a histogram that did not read (damage before it):
+    // count the records up to the damage after all.
+    reader.for_each_chunk([](uint16_t t) { return t == static_cast<uint16_t>(ChunkType::Records); },
+                          count_records);
+    count = true;
+  }
+  if (count && (options.count_records || !p.histogram_usable())) {
+    if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);  // no records
+    p.counted = std::make_shared<const AddressCounts>(std::move(*agg).take_counts());
+  }
+  return p;
+}
+
+}  // namespace kprof
