@@ -40,6 +40,16 @@ importer::ImportOptions import_options(const InputOptions& options) {
   };
   o.running.kallsyms_now = [] { return collector::read_kallsyms(); };
   o.running.modules = [] { return collector::read_modules(); };
+  // For a kprof profile cut short before its kernel symbols were written
+  // (importer::with_boot_kallsyms): the snapshot its recording left here.
+  o.running.boot_id = collector::current_boot_id();
+  o.running.boot_kallsyms = [] {
+    const collector::KallsymsCache cache(collector::KallsymsCache::default_dir());
+    importer::RunningKernel::BootKallsyms b;
+    b.path = cache.path();
+    if (auto snapshot = cache.snapshot()) b.text = std::move(snapshot->text);
+    return b;
+  };
   if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) {
     o.buildid_dir = dir;
   } else if (const char* home = std::getenv("HOME"); home && *home) {
@@ -65,7 +75,8 @@ Profile load_input(const std::string& path, const InputOptions& options) {
     std::fprintf(stderr, "kprof: %s is a FIFO: waiting for a writer to send the profile\n",
                  path.c_str());
   }
-  return importer::load_any(path, import_options(options));
+  const importer::ImportOptions o = import_options(options);
+  return importer::with_boot_kallsyms(importer::load_any(path, o), o.running);
 }
 
 }  // namespace kprof::cli

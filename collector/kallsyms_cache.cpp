@@ -26,7 +26,9 @@ std::span<const uint8_t> bytes_of(std::string_view s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-std::string boot_id() {
+}  // namespace
+
+std::string current_boot_id() {
   std::string id = read_text_file("/proc/sys/kernel/random/boot_id", 64);
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   for (char c : id) {
@@ -34,6 +36,8 @@ std::string boot_id() {
   }
   return id;
 }
+
+namespace {
 
 // The cache file's bytes, if it is a regular file of this user that no one
 // else can write (its contents decide which names a profile gets).
@@ -71,13 +75,20 @@ std::string KallsymsCache::default_dir() {
 
 std::string KallsymsCache::path() const {
   if (dir_.empty()) return "";
-  const std::string id = boot_id();
+  const std::string id = current_boot_id();
   if (id.empty()) return "";
   return dir_ + "/" + std::string(kPrefix) + id + std::string(kSuffix);
 }
 
-std::optional<KallsymsSnapshot> KallsymsCache::load(std::string_view modules) const {
-  const std::string file = path();
+namespace {
+
+// The snapshot and the modules text stored in a cache file.
+struct CacheFile {
+  KallsymsSnapshot snapshot;
+  std::string modules;
+};
+
+std::optional<CacheFile> read_cache_file(const std::string& file) {
   if (file.empty()) return std::nullopt;
   auto bytes = read_trusted(file);
   if (!bytes) return std::nullopt;
@@ -107,29 +118,44 @@ std::optional<KallsymsSnapshot> KallsymsCache::load(std::string_view modules) co
   } catch (const Error&) {
     return std::nullopt;  // damaged: the caller reads /proc/kallsyms and stores it again
   }
-  if (!snap || !cached_modules || *cached_modules != modules) return std::nullopt;
-  const std::string now = read_text_file("/proc/kallsyms", kPrefixBytes);
-  if (now.empty() || std::string_view(snap->text).substr(0, now.size()) != now) {
-    return std::nullopt;
-  }
-  return snap;
+  if (!snap || !cached_modules) return std::nullopt;
+  return CacheFile{std::move(*snap), std::move(*cached_modules)};
 }
 
-void KallsymsCache::store(const StoredChunk& kallsyms, std::string_view modules) const noexcept {
+}  // namespace
+
+std::optional<KallsymsSnapshot> KallsymsCache::snapshot() const {
+  auto file = read_cache_file(path());
+  if (!file) return std::nullopt;
+  return std::move(file->snapshot);
+}
+
+std::optional<KallsymsSnapshot> KallsymsCache::load(std::string_view modules) const {
+  auto file = read_cache_file(path());
+  if (!file || file->modules != modules) return std::nullopt;
+  const std::string now = read_text_file("/proc/kallsyms", kPrefixBytes);
+  if (now.empty() || std::string_view(file->snapshot.text).substr(0, now.size()) != now) {
+    return std::nullopt;
+  }
+  return std::move(file->snapshot);
+}
+
+bool KallsymsCache::store(const StoredChunk& kallsyms, std::string_view modules) const noexcept {
   const std::string file = path();
-  if (file.empty()) return;
+  if (file.empty()) return false;
   const std::string tmp = file + "." + std::to_string(::getpid()) + ".tmp";
   std::error_code ec;
+  bool stored = false;
   try {
     // Only the leaf is created 0700; parents (~/.cache) get the usual mode.
     std::filesystem::create_directories(std::filesystem::path(dir_).parent_path(), ec);
-    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return;
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) return false;
     // Kernel addresses go only into a directory of ours that others cannot read.
     struct stat st {};
     if (::lstat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
-      return;
+      return false;
     }
-    if ((st.st_mode & 077) != 0 && ::chmod(dir_.c_str(), 0700) != 0) return;
+    if ((st.st_mode & 077) != 0 && ::chmod(dir_.c_str(), 0700) != 0) return false;
     {
       ProfileWriter w = ProfileWriter::create(tmp);
       w.write_chunk(ChunkType::Modules, bytes_of(modules), false);
@@ -139,8 +165,9 @@ void KallsymsCache::store(const StoredChunk& kallsyms, std::string_view modules)
     std::filesystem::rename(tmp, file, ec);
     if (ec) {
       std::filesystem::remove(tmp, ec);
-      return;
+      return false;
     }
+    stored = true;
     // Earlier boots' snapshots can never be used again.
     const std::string keep = std::filesystem::path(file).filename().string();
     for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
@@ -152,6 +179,7 @@ void KallsymsCache::store(const StoredChunk& kallsyms, std::string_view modules)
   } catch (...) {
     std::filesystem::remove(tmp, ec);
   }
+  return stored;
 }
 
 KallsymsSnapshot read_kallsyms_snapshot() {

@@ -1,12 +1,13 @@
 // This boot's /proc/kallsyms snapshot, kept between recordings.
 //
-// Every profile carries a kallsyms snapshot (5 MB of text here, ~1 MB
-// compressed). Having the kernel print it and compressing it was over half of
-// kprof record's own CPU time on a short run, and it is the same text for
-// every recording of one boot, like perf's ~/.debug copy of kallsyms. So the
-// first recording of a boot stores the compressed chunk in DIR (default
-// $XDG_CACHE_HOME/kprof, else $HOME/.cache/kprof), and later ones copy it into
-// their profile as it is.
+// A kallsyms snapshot is 5 MB of text here, ~1 MB compressed. Having the
+// kernel print it and compressing it was over half of kprof record's own CPU
+// time on a short run, and it is the same text for every recording of one
+// boot, like perf's ~/.debug copy of kallsyms. So the first recording of a
+// boot stores the compressed chunk in DIR (default $XDG_CACHE_HOME/kprof,
+// else $HOME/.cache/kprof), and later ones take it from there. A profile
+// whose snapshot is here does not carry it: it gets the lines its samples
+// need when recording ends (core/kallsyms_subset.h).
 //
 // A cached snapshot is used only when all of these hold, else load() returns
 // nothing and the caller reads /proc/kallsyms:
@@ -23,7 +24,11 @@
 //
 // store() is best effort and never throws: a cache that cannot be written
 // costs CPU on the next recording, nothing else. It writes a temporary file
-// and renames it, and removes the snapshots of earlier boots.
+// and renames it, and removes the snapshots of earlier boots. It says whether
+// the snapshot is now in the cache: kprof record then leaves it out of the
+// profile until recording ends (core/kallsyms_subset.h), and a profile cut
+// short before that is named from this file on this boot (snapshot(), by
+// RunInfo::kallsyms_digest).
 #pragma once
 
 #include <optional>
@@ -48,7 +53,11 @@ class KallsymsCache {
   static std::string default_dir();
 
   std::optional<KallsymsSnapshot> load(std::string_view modules) const;
-  void store(const StoredChunk& kallsyms, std::string_view modules) const noexcept;
+  bool store(const StoredChunk& kallsyms, std::string_view modules) const noexcept;
+  // This boot's cached snapshot as stored, without comparing it with what
+  // /proc reads now (the caller checks it by its digest): for reading a
+  // profile whose snapshot was left here. Nothing when there is no usable file.
+  std::optional<KallsymsSnapshot> snapshot() const;
 
   // The file for this boot ("" when disabled or the boot id is unreadable).
   std::string path() const;
@@ -59,5 +68,8 @@ class KallsymsCache {
 
 // Reads /proc/kallsyms now and packs it (no cache involved).
 KallsymsSnapshot read_kallsyms_snapshot();
+
+// /proc/sys/kernel/random/boot_id ("" when unreadable or odd).
+std::string current_boot_id();
 
 }  // namespace kprof::collector

@@ -113,7 +113,7 @@ std::vector<std::string> read_strings(ByteReader& r) {
 }  // namespace
 
 std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
-  FieldWriter f(15);
+  FieldWriter f(17);
   f.blob(encode_event(ri.event));
   f.w.str(ri.target);
   write_strings(f.w, ri.command);
@@ -133,6 +133,8 @@ std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
   }
   f.w.str(ri.source_format);
   f.w.u8(ri.sample_counts ? 1 : 0);
+  f.w.str(ri.boot_id);
+  f.w.str(ri.kallsyms_digest);
   return f.w.take();
 }
 
@@ -160,6 +162,8 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
   }
   if (f.next()) ri.source_format = f.r.str();
   if (f.next()) ri.sample_counts = f.r.u8() != 0;
+  if (f.next()) ri.boot_id = f.r.str();
+  if (f.next()) ri.kallsyms_digest = f.r.str();
   return ri;
 }
 

@@ -70,6 +70,15 @@ struct RunInfo {
   // false for a listing of shares only: each row's samples is its share in
   // millionths, not a count, so no sampling statistics apply.
   bool sample_counts = true;
+  // /proc/sys/kernel/random/boot_id of the recording ("" when unknown).
+  std::string boot_id;
+  // kallsyms_digest() (core/kallsyms_subset.h) of the kallsyms snapshot the
+  // recording started with, when that snapshot was left in this boot's cache
+  // (collector/kallsyms_cache.h) instead of the file: the file then gets
+  // only the lines its samples need when recording ends, and a file cut
+  // short before that is named from the cache on this boot. "" when the
+  // full snapshot is in the file.
+  std::string kallsyms_digest;
   auto operator<=>(const RunInfo&) const = default;
 };
 

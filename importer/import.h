@@ -52,6 +52,14 @@ struct RunningKernel {
   // comes and goes within a boot (BPF programs, trampolines), which an
   // earlier snapshot may not know (KernelSymbols::in_boot_static_text).
   std::function<std::string()> kallsyms, kallsyms_now, modules;
+  // This boot's id (/proc/sys/kernel/random/boot_id) and the kallsyms
+  // snapshot kprof record keeps for it (collector/kallsyms_cache.h): text ""
+  // when there is none, path the cache file's ("" when there is no cache).
+  struct BootKallsyms {
+    std::string text, path;
+  };
+  std::string boot_id;
+  std::function<BootKallsyms()> boot_kallsyms;
 };
 
 struct ImportOptions {
@@ -71,6 +79,24 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
 
 // A parsed listing as a Profile named `name`.
 Profile listing_profile(TableListing listing, const std::string& name);
+
+// A kprof profile whose recording left its kallsyms snapshot in this boot's
+// cache (RunInfo::kallsyms_digest) and was cut short before it wrote the
+// lines its samples need holds no kallsyms. It gets this boot's cached
+// snapshot when it was recorded on this boot (RunInfo::boot_id) and the
+// snapshot is the one it started with (same digest), with a notice saying
+// so (core/kallsyms_subset.h: kBootCacheKallsymsNotice); otherwise a notice
+// says why its kernel functions stay unnamed. Any other profile is returned
+// as it is.
+Profile with_boot_kallsyms(Profile p, const RunningKernel& running);
+// The decision itself, for a recording's run facts: text (this boot's
+// cached snapshot) when it is the one the recording started with, else
+// why_not ("it was recorded on another boot (boot id X)", ...). path: the
+// cache file, when this boot has one.
+struct BootKallsymsMatch {
+  std::string text, path, why_not;
+};
+BootKallsymsMatch match_boot_kallsyms(const RunInfo& run, const RunningKernel& running);
 
 // Reads `path` and loads it as what it is. Throws kprof::Error naming the
 // file for a missing or unreadable file, and for one of no known format.

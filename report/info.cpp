@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 #include "report/table.h"
 
@@ -95,21 +96,13 @@ void add_histogram(TextTable& t, const ProfileHistogram& hist) {
 
 }  // namespace
 
-std::string chunk_counts(const std::string& path) {
-  std::map<uint16_t, size_t> counts;
-  ProfileReader reader = ProfileReader::open(path);
-  reader.for_each_chunk(
-      [&](uint16_t type) {
-        ++counts[type];
-        return false;  // count only: nothing is decompressed
-      },
-      [](const Chunk&) {});
+std::string chunk_counts(const ReadStatus& status) {
   std::string s;
-  for (const auto& [type, n] : counts) {
+  for (const auto& [type, n] : status.chunks) {
     if (!s.empty()) s += ", ";
     s += std::string(chunk_type_name(type)) + " " + std::to_string(n);
   }
-  return s.empty() ? "none" : s;
+  return s;
 }
 
 void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& hist,
@@ -129,6 +122,19 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   std::string kallsyms = format_count(ks.size()) + " symbols";
   if (ks.skipped_lines()) kallsyms += ", " + format_count(ks.skipped_lines()) + " lines skipped";
   if (ks.addresses_hidden()) kallsyms += ", addresses hidden (kptr_restrict)";
+  if (!p.run.kallsyms_digest.empty()) {  // the snapshot was left in the boot's cache
+    const bool from_cache = std::any_of(p.run.notices.begin(), p.run.notices.end(), [](auto& n) {
+      return std::string_view(n).starts_with(kBootCacheKallsymsNotice);
+    });
+    if (from_cache) {
+      kallsyms +=
+          " (this boot's kallsyms cache: the file was cut short before its own were written)";
+    } else if (p.kallsyms.empty()) {
+      kallsyms = "none (the file was cut short before its kernel symbols were written)";
+    } else {
+      kallsyms += " (the functions sampled and their neighbours)";
+    }
+  }
   t.add_row({"kallsyms:", kallsyms});
   t.add_row({"modules:", format_count(count_lines(p.modules)) + " lines"});
   add_histogram(t, hist);

@@ -38,14 +38,15 @@ class KallsymsCacheTest : public ::testing::Test {
 TEST_F(KallsymsCacheTest, DisabledCacheFindsAndStoresNothing) {
   KallsymsCache off("");
   EXPECT_EQ(off.path(), "");
-  off.store(pack_chunk(ChunkType::Kallsyms, as_bytes("x")), "");
+  EXPECT_FALSE(off.store(pack_chunk(ChunkType::Kallsyms, as_bytes("x")), ""));
   EXPECT_FALSE(off.load("").has_value());
+  EXPECT_FALSE(off.snapshot().has_value());
 }
 
 TEST_F(KallsymsCacheTest, StoredSnapshotIsLoadedAsItWasPacked) {
   EXPECT_FALSE(cache_.load(modules_).has_value());  // nothing stored yet
   const KallsymsSnapshot fresh = read_kallsyms_snapshot();
-  cache_.store(fresh.chunk, modules_);
+  EXPECT_TRUE(cache_.store(fresh.chunk, modules_)) << "says it is stored";
 
   struct stat st {};
   ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
@@ -146,8 +147,22 @@ TEST_F(KallsymsCacheTest, DirectoryIsMadeOwnerOnlyAndNeverALink) {
 TEST_F(KallsymsCacheTest, UnwritableDirectoryIsNotAnError) {
   test::write_text(tmp_.file("file"), "");
   KallsymsCache blocked(tmp_.file("file") + "/kprof");  // a path through a regular file
-  blocked.store(read_kallsyms_snapshot().chunk, modules_);
+  EXPECT_FALSE(blocked.store(read_kallsyms_snapshot().chunk, modules_));
   EXPECT_FALSE(blocked.load(modules_).has_value());
+}
+
+// snapshot(): what a reader of a cut-short profile takes (checked by the
+// profile's digest), whatever /proc reads now; load() refuses the same file.
+TEST_F(KallsymsCacheTest, SnapshotIsTheStoredTextWithoutLiveChecks) {
+  EXPECT_FALSE(cache_.snapshot().has_value());
+  const std::string text = "ffffffff81000000 T not_this_kernels_text\n";
+  ASSERT_TRUE(cache_.store(pack_chunk(ChunkType::Kallsyms, as_bytes(text)), "other modules"));
+  EXPECT_FALSE(cache_.load(modules_).has_value());
+  const auto snap = cache_.snapshot();
+  ASSERT_TRUE(snap.has_value());
+  EXPECT_EQ(snap->text, text);
+  EXPECT_FALSE(current_boot_id().empty());
+  EXPECT_NE(cache_.path().find(current_boot_id()), std::string::npos) << cache_.path();
 }
 
 TEST(KallsymsCacheDir, FollowsXdgThenHome) {
