@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Load: `kprof record -a` at the highest allowed frequency on every CPU while
-# an OLTP workload (samples/oltp.sh: throwaway PostgreSQL 15 cluster, pgbench)
-# keeps them busy. Per run: samples, lost samples (as the record line says
-# and as `kprof info` reads them back, which must agree), kprof's peak RSS
-# (VmHWM of the kprof process, polled; must not grow with the duration),
-# kprof's own CPU, file size, and whether `kprof info` and `kprof report`
-# read the file. Then perf record -e cpu-clock -a at the same rate on the same
-# workload, for its samples, lost samples and throttles (PERF=0 skips it).
+# Load: kprof and perf record system-wide (-a) at the highest allowed rate on
+# every CPU while an OLTP workload (samples/oltp.sh: a throwaway PostgreSQL 15
+# cluster, pgbench) keeps the CPUs busy; the two interleaved, REPS times each,
+# in the same run. The profiler runs on its own (-a, no command) from before
+# the workload starts until SIGINT after it ends, so /usr/bin/time gives its
+# own CPU and peak RSS, and pgbench's tps is the cost to the workload.
+#
+# Per run: samples, lost samples (kprof: the record line and `kprof info`,
+# which must agree; perf: LOST_SAMPLES of `perf report --stats`), lost %,
+# throttles, tps, the profiler's CPU seconds and peak RSS, file bytes per
+# sample; then per duration the medians and kprof against perf (lost points,
+# tps ratio, CPU ratio, bytes per sample ratio). Goal: kprof's lost % within
+# perf's + 0.5 points, tps at least 0.95 x perf's.
 #
 #   bench/load.sh [SECONDS...]      pgbench durations, default: 15 60
 #
-#   FREQ   sampling frequency (default: /proc/sys/kernel/perf_event_max_sample_rate;
-#          the kernel may lower that limit during the run, see max rate after)
+#   REPS     runs per tool and duration (default 3)
+#   G=1      record call chains (-g) with both tools
+#   FREQ     sampling frequency (default: /proc/sys/kernel/perf_event_max_sample_rate)
 #   CLIENTS  pgbench clients (default: number of CPUs)
-# Results in $OUT/load.txt; profiles in $OUT/load-<SECONDS>s.kprof.
+#   PERF=0   kprof only
+# Results in $OUT/load[-g].txt; the last run's files under $OUT/load[-g]/.
 set -euo pipefail
 lib_freq=${FREQ:-}
 source "$(dirname "$0")/lib.sh"
@@ -24,83 +31,125 @@ need /usr/bin/time awk
 max_rate_file=/proc/sys/kernel/perf_event_max_sample_rate
 FREQ=${lib_freq:-$(cat "$max_rate_file")}
 CLIENTS=${CLIENTS:-$(nproc)}
+REPS=${REPS:-3}
+G=${G:-0}
 durations=("$@")
 [[ ${#durations[@]} -gt 0 ]] || durations=(15 60)
+tools=(kprof)
+[[ ${PERF:-1} == 1 ]] && tools+=(perf)
+gflag=()
+suffix=""
+[[ $G == 1 ]] && { gflag=(-g); suffix=-g; }
+W=$OUT/load$suffix
+mkdir -p "$W"
 
-# VmHWM (KiB) of PID, polled until it exits; prints the last value read.
-poll_hwm() {
-  local pid=$1 hwm=0 v
-  while [[ -r /proc/$pid/status ]]; do
-    v=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
-    [[ -n $v ]] && hwm=$v
-    sleep 0.1
-  done
-  echo "$hwm"
-}
+pid_of_tool=""
+cleanup() { [[ -n $pid_of_tool ]] && kill -INT "$pid_of_tool" 2>/dev/null || true; }
+trap cleanup EXIT
 
 # Field of `kprof info` output: the text after "NAME:".
 info_field() { awk -v k="$2:" 'index($0, k) == 1 { s = substr($0, length(k) + 1); sub(/^ +/, "", s); print s; exit }' "$1"; }
 
-rows=("seconds|freq asked|max rate after|samples|lost (record)|lost (info)|lost %|throttles|kprof peak RSS MiB|kprof cpu s|file MiB|tps|info|report")
-perf_rows=("perf: seconds|freq asked|samples|lost|lost %|throttles|tps")
-status=0
-for secs in "${durations[@]}"; do
-  prof="$OUT/load-${secs}s.kprof"
-  log="$OUT/load-${secs}s.log"
-  rm -f "$prof" "$prof.old"
-  echo "== ${secs}s of pgbench under kprof record -a -F $FREQ" >&2
-  "$KPROF" record -a -F "$FREQ" -o "$prof" -- \
-    "$ROOT/samples/oltp.sh" --seconds "$secs" --clients "$CLIENTS" >"$log.out" 2>"$log" &
-  kpid=$!
-  hwm_kb=$(poll_hwm "$kpid")
-  rc=0
-  wait "$kpid" || rc=$?
-  [[ $rc -eq 0 ]] || { echo "kprof record exited $rc:" >&2; tail -5 "$log" >&2; status=1; }
-  max_after=$(cat "$max_rate_file")
-  line=$(grep -E '^\[ kprof record:' "$log" | tail -1 || true)
-  samples=$(sed -nE 's/^\[ kprof record: ([0-9]+) samples.*/\1/p' <<<"$line")
-  lost_rec=$(sed -nE 's/.*samples \(([0-9]+) lost\).*/\1/p' <<<"$line")
-  tps=$(sed -n 's/^tps=//p' "$log.out" | tail -1)
-
-  info_rc=0
-  "$KPROF" info "$prof" >"$log.info" 2>&1 || info_rc=$?
-  lost_info=$(info_field "$log.info" lost | awk '{print $1}')
-  throttles=$(info_field "$log.info" throttled | awk '{print $1}')
-  cpu=$(info_field "$log.info" "kprof cpu time" | awk '{printf "%.2f", $2 + $5}')
-  report_rc=0
-  "$KPROF" report "$prof" >"$log.report" 2>&1 || report_rc=$?
-  [[ $info_rc -eq 0 && $report_rc -eq 0 ]] || status=1
-  [[ -n $lost_rec && $lost_rec == "$lost_info" ]] || {
-    echo "lost samples disagree: record says '${lost_rec:-?}', info says '${lost_info:-?}'" >&2
-    status=1
-  }
-  lost_pct=$(awk -v l="${lost_rec:-0}" -v s="${samples:-0}" \
-    'BEGIN { if (l + s == 0) print "nan"; else printf "%.1f", 100 * l / (l + s) }')
-  mib=$(awk -v b="$(filesize "$prof" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
-  rows+=("$secs|$FREQ|$max_after|${samples:-?}|${lost_rec:-?}|${lost_info:-?}|$lost_pct|${throttles:-?}|$((hwm_kb / 1024))|${cpu:-?}|$mib|${tps:-?}|rc $info_rc|rc $report_rc")
-
-  # perf on the same workload and rate, for comparison (PERF=0 skips it).
-  if [[ ${PERF:-1} == 1 ]]; then
-    data="$OUT/load-${secs}s.data"
-    echo "== ${secs}s of pgbench under perf record -e cpu-clock -a -F $FREQ" >&2
-    perf record -e cpu-clock -a -F "$FREQ" -o "$data" -- \
-      "$ROOT/samples/oltp.sh" --seconds "$secs" --clients "$CLIENTS" >"$log.perf.out" 2>"$log.perf" ||
-      { echo "perf record failed, see $log.perf" >&2; status=1; }
-    # The per-event section's LOST_SAMPLES is the sum of PERF_RECORD_LOST and
-    # LOST_SAMPLES counts (perf script --show-lost-events adds up to it).
-    timeout 600 perf report -i "$data" --stats >"$log.perf.stats" 2>/dev/null || true
-    p_samples=$(awk '/ SAMPLE events:/ { print $3; exit }' "$log.perf.stats")
-    p_lost=$(awk '/LOST_SAMPLES events:/ { v = $3 } END { print v + 0 }' "$log.perf.stats")
-    p_throttle=$(awk '/ THROTTLE events:/ { print $3; exit }' "$log.perf.stats")
-    p_pct=$(awk -v l="$p_lost" -v s="${p_samples:-0}" \
-      'BEGIN { if (l + s == 0) print "nan"; else printf "%.1f", 100 * l / (l + s) }')
-    p_tps=$(sed -n 's/^tps=//p' "$log.perf.out" | tail -1)
-    perf_rows+=("$secs|$FREQ|${p_samples:-?}|$p_lost|$p_pct|${p_throttle:-0}|${p_tps:-?}")
-    rm -f "$data"  # hundreds of MB
+# one_run TOOL SECONDS TAG: sets R_SAMPLES R_LOST R_THROTTLES R_TPS R_CPU R_RSS R_BYTES
+one_run() {
+  local tool=$1 secs=$2 tag=$3 out rc=0
+  local log=$W/$tag.log time=$W/$tag.time
+  if [[ $tool == kprof ]]; then
+    out=$W/$tag.kprof
+    rm -f "$out" "$out.old"
+    /usr/bin/time -f '%U %S %M' -o "$time" "$KPROF" record -a "${gflag[@]}" -F "$FREQ" -o "$out" \
+      >"$log" 2>&1 &
+  else
+    out=$W/$tag.data
+    rm -f "$out"
+    /usr/bin/time -f '%U %S %M' -o "$time" perf record -e cpu-clock -a "${gflag[@]}" -F "$FREQ" \
+      -o "$out" >"$log" 2>&1 &
   fi
+  local tpid=$!
+  sleep 1  # the events are open and the rings mapped
+  pid_of_tool=$(pgrep -P "$tpid" | head -1 || true)
+  "$ROOT/samples/oltp.sh" --seconds "$secs" --clients "$CLIENTS" >"$log.oltp" 2>&1 ||
+    echo "oltp.sh failed, see $log.oltp" >&2
+  kill -INT "$pid_of_tool" 2>/dev/null || true
+  wait "$tpid" || rc=$?
+  pid_of_tool=""
+  [[ $rc -eq 0 ]] || echo "$tool record exited $rc, see $log" >&2
+  R_TPS=$(sed -n 's/^tps=//p' "$log.oltp" | tail -1)
+  R_CPU=$(tail -1 "$time" | awk '{printf "%.2f", $1 + $2}')
+  R_RSS=$(tail -1 "$time" | awk '{printf "%.0f", $3 / 1024}')
+  R_BYTES=$(filesize "$out" 2>/dev/null || echo 0)
+  if [[ $tool == kprof ]]; then
+    local line lost_rec
+    line=$(grep -E '^\[ kprof record:' "$log" | tail -1 || true)
+    R_SAMPLES=$(sed -nE 's/^\[ kprof record: ([0-9]+) samples.*/\1/p' <<<"$line")
+    lost_rec=$(sed -nE 's/.*samples \(([0-9]+) lost\).*/\1/p' <<<"$line")
+    "$KPROF" info "$out" >"$log.info" 2>&1 || echo "kprof info failed, see $log.info" >&2
+    R_LOST=$(info_field "$log.info" lost | awk '{print $1}')
+    R_THROTTLES=$(info_field "$log.info" throttled | awk '{print $1}')
+    [[ -n $lost_rec && $lost_rec == "$R_LOST" ]] ||
+      { echo "kprof lost samples disagree: record '${lost_rec:-?}', info '${R_LOST:-?}'" >&2; status=1; }
+    "$KPROF" report "$out" >/dev/null 2>"$log.report" ||
+      { echo "kprof report failed, see $log.report" >&2; status=1; }
+  else
+    timeout 900 perf report -i "$out" --stats >"$log.stats" 2>/dev/null || true
+    R_SAMPLES=$(awk '/ SAMPLE events:/ { print $3; exit }' "$log.stats")
+    R_LOST=$(awk '/LOST_SAMPLES events:/ { v = $3 } END { print v + 0 }' "$log.stats")
+    R_THROTTLES=$(awk '/ THROTTLE events:/ { print $3; exit }' "$log.stats")
+  fi
+  R_SAMPLES=${R_SAMPLES:-0} R_LOST=${R_LOST:-0} R_THROTTLES=${R_THROTTLES:-0} R_TPS=${R_TPS:-0}
+}
+
+pct() { awk -v l="$1" -v s="$2" 'BEGIN { if (l + s == 0) print "nan"; else printf "%.2f", 100 * l / (l + s) }'; }
+per() { awk -v b="$1" -v s="$2" 'BEGIN { if (s == 0) print "nan"; else printf "%.1f", b / s }'; }
+
+status=0
+rows=("seconds|run|tool|samples|lost|lost %|throttles|tps|cpu s|peak RSS MiB|bytes/sample")
+summary=("seconds|tool|median lost %|median tps|median cpu s|median RSS MiB|median bytes/sample")
+verdict=("seconds|lost pp (kprof - perf)|tps ratio (kprof/perf)|cpu ratio|bytes/sample ratio|lost goal (<= +0.5)|tps goal (>= 0.95)")
+for secs in "${durations[@]}"; do
+  declare -A L=() T=() C=() M=() B=()
+  for rep in $(seq 1 "$REPS"); do
+    order=("${tools[@]}")
+    # Interleaved, and the order flips each repetition so neither tool always goes first.
+    if (( rep % 2 == 0 )) && [[ ${#tools[@]} -eq 2 ]]; then order=(perf kprof); fi
+    for tool in "${order[@]}"; do
+      echo "== ${secs}s of pgbench, run $rep/$REPS: $tool record -a ${gflag[*]} -F $FREQ" >&2
+      one_run "$tool" "$secs" "$tool-${secs}s"
+      p=$(pct "$R_LOST" "$R_SAMPLES")
+      bps=$(per "$R_BYTES" "$R_SAMPLES")
+      rows+=("$secs|$rep|$tool|$R_SAMPLES|$R_LOST|$p|$R_THROTTLES|$R_TPS|$R_CPU|$R_RSS|$bps")
+      L[$tool]+="$p " T[$tool]+="$R_TPS " C[$tool]+="$R_CPU " M[$tool]+="$R_RSS " B[$tool]+="$bps "
+      [[ $tool == perf ]] && rm -f "$W/perf-${secs}s.data"  # hundreds of MB
+    done
+  done
+  for tool in "${tools[@]}"; do
+    # shellcheck disable=SC2086  # the lists are space-separated numbers
+    summary+=("$secs|$tool|$(median ${L[$tool]})|$(median ${T[$tool]})|$(median ${C[$tool]})|$(median ${M[$tool]})|$(median ${B[$tool]})")
+  done
+  if [[ ${#tools[@]} -eq 2 ]]; then
+    # shellcheck disable=SC2086
+    {
+      lk=$(median ${L[kprof]}) lp=$(median ${L[perf]})
+      tk=$(median ${T[kprof]}) tp=$(median ${T[perf]})
+      ck=$(median ${C[kprof]}) cp=$(median ${C[perf]})
+      bk=$(median ${B[kprof]}) bp=$(median ${B[perf]})
+    }
+    dpp=$(sub "$lk" "$lp")
+    tr=$(ratio "$tk" "$tp")
+    lost_ok=$(awk -v d="$dpp" 'BEGIN { print (d <= 0.5) ? "met" : "MISSED" }')
+    tps_ok=$(awk -v r="$tr" 'BEGIN { print (r >= 0.95) ? "met" : "MISSED" }')
+    verdict+=("$secs|$dpp|$tr|$(ratio "$ck" "$cp")|$(ratio "$bk" "$bp")|$lost_ok|$tps_ok")
+  fi
+  unset L T C M B
 done
-printf '%s\n' "${rows[@]}" | table | tee "$OUT/load.txt"
-if [[ ${#perf_rows[@]} -gt 1 ]]; then
-  printf '%s\n' "${perf_rows[@]}" | table | tee -a "$OUT/load.txt"
-fi
+{
+  echo "# bench/load.sh ${durations[*]}: -a ${gflag[*]} -F $FREQ, $CLIENTS pgbench clients, $REPS runs per tool, max rate after: $(cat "$max_rate_file")"
+  printf '%s\n' "${rows[@]}" | table
+  echo
+  printf '%s\n' "${summary[@]}" | table
+  if [[ ${#verdict[@]} -gt 1 ]]; then
+    echo
+    printf '%s\n' "${verdict[@]}" | table
+  fi
+} | tee "$OUT/load$suffix.txt"
 exit $status

@@ -20,8 +20,10 @@
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
+#include "core/compact.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 #include "symbolizer/profile_symbols.h"
 
@@ -146,8 +148,16 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
   KernelSymbols kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
   if (rec.kallsyms_from_cache() && !kernel_ips_in_boot_static_text(agg.counts(), kernel)) {
     // A sample in BPF or trampoline text, which the cached snapshot may predate.
-    rec.refresh_kallsyms(w);
+    rec.refresh_kallsyms();
     kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
+  }
+  if (!rec.kallsyms_in_file()) {
+    // The snapshot stayed in this boot's cache: the profile gets the lines
+    // that name its kernel samples (a few KB, not ~1 MB), so it reports the
+    // same anywhere. Readers take the last Kallsyms chunk.
+    const std::string subset = kallsyms_subset(rec.kallsyms(), rec.modules(), agg.counts());
+    w.write_chunk(ChunkType::Kallsyms,
+                  std::span(reinterpret_cast<const uint8_t*>(subset.data()), subset.size()));
   }
   ProfileSymbols symbols = symbolize_profile(agg.counts(), kernel);
   // cpu-clock skid (report/skid.h): which functions' peak addresses follow an
@@ -163,16 +173,28 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
   }
 }
 
-void report_end(const Summary& s, const ProfileWriter& w, uint64_t damaged) {
+// Compresses the Records chunks now that the events are off. A failure
+// (disk full for the copy) keeps the complete, uncompressed profile.
+uint64_t compact(const std::string& path, uint64_t bytes) {
+  try {
+    return compact_records(path).bytes_after;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
+                 e.what());
+    return bytes;
+  }
+}
+
+void report_end(const Summary& s, const ProfileWriter& w, uint64_t bytes, uint64_t damaged) {
   if (damaged != 0) {
     std::fprintf(stderr, "kprof: %llu perf records did not decode and were skipped\n",
                  static_cast<unsigned long long>(damaged));
   }
-  std::fprintf(
-      stderr, "[ kprof record: %llu samples (%llu lost) in %.1f s, %llu KB written to %s ]\n",
-      static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
-      s.duration_ns / 1e9, static_cast<unsigned long long>((w.bytes_written() + 1023) / 1024),
-      w.path().c_str());
+  std::fprintf(stderr,
+               "[ kprof record: %llu samples (%llu lost) in %.1f s, %llu KB written to %s ]\n",
+               static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
+               s.duration_ns / 1e9, static_cast<unsigned long long>((bytes + 1023) / 1024),
+               w.path().c_str());
   if (s.throttled != 0) {
     std::fprintf(stderr,
                  "kprof: the kernel paused sampling %llu times (its interrupts came too fast "
@@ -228,7 +250,8 @@ int cmd_record(int argc, char** argv) {
     throw;
   }
   symbolize(rec, agg, writer);
-  report_end(summary, writer, rec.damaged_records());
+  const uint64_t bytes = compact(a.output, writer.bytes_written());
+  report_end(summary, writer, bytes, rec.damaged_records());
   return summary.exit.shell_code();
 }
 

@@ -13,10 +13,13 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/aggregate.h"
+#include "core/compact.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 #include "symbolizer/profile_symbols.h"
 
@@ -31,17 +34,33 @@ int cmd_symbolize(int argc, char** argv) {
   app.add_option("FILE", file, "profile to symbolize in place")->capture_default_str();
   if (auto code = parse_args(app, argc, argv)) return *code;
 
-  // The run facts first (Records are skipped), to know whether it has stacks.
-  AddressAggregator agg(load_profile(file).run.event.callchains);
-  Profile profile = load_profile(file, &agg);
+  // One read: the records are counted by address as they go by.
+  Profile loaded = load_profile(file, LoadOptions{.count_records = true});
+  // A file cut short before its kernel symbols were written: this boot's
+  // cached snapshot names them (importer/import.h: with_boot_kallsyms), and
+  // the file then keeps the lines it needs.
+  const bool no_kallsyms = loaded.kallsyms.empty() && !loaded.run.kallsyms_digest.empty();
+  if (no_kallsyms) {
+    importer::BootKallsymsMatch boot =
+        importer::match_boot_kallsyms(loaded.run, import_options(InputOptions{}).running);
+    if (!boot.text.empty()) {
+      loaded.kallsyms = std::move(boot.text);
+      std::fprintf(stderr, "kprof: %s (%s); the file keeps the lines they need\n",
+                   std::string(kBootCacheKallsymsNotice).c_str(), boot.path.c_str());
+    } else if (!loaded.run.event.exclude_kernel) {
+      std::fprintf(stderr, "kprof: kernel functions stay unnamed: %s\n", boot.why_not.c_str());
+    }
+  }
+  const Profile profile = std::move(loaded);
+  const AddressCounts& counts = *profile.counted;
   if (!profile.status.complete) {
     std::fprintf(stderr, "kprof: %s is cut short (%s): symbolizing the %llu samples recovered\n",
                  file.c_str(), profile.status.problem.c_str(),
-                 static_cast<unsigned long long>(agg.counts().samples));
+                 static_cast<unsigned long long>(counts.samples));
   }
   KernelSymbols kernel = KernelSymbols::parse(profile.kallsyms, profile.modules);
   const ProfileSymbols symbols =
-      symbolize_profile(agg.counts(), kernel, profile.histogram ? &*profile.histogram : nullptr);
+      symbolize_profile(counts, kernel, profile.histogram ? &*profile.histogram : nullptr);
   for (const std::string& warning : symbols.warnings) {
     std::fprintf(stderr, "kprof: %s\n", warning.c_str());
   }
@@ -54,9 +73,24 @@ int cmd_symbolize(int argc, char** argv) {
                  "kernel samples stay [unknown]\n");
   }
 
-  // Appending truncates a damaged tail and a previous End; the last Histogram wins.
-  ProfileWriter writer = ProfileWriter::append(file);
-  write_profile_symbols(writer, symbols);
+  {
+    // Appending truncates a damaged tail and a previous End; the last Histogram wins.
+    ProfileWriter writer = ProfileWriter::append(file);
+    if (no_kallsyms && !profile.kallsyms.empty()) {
+      const std::string subset = kallsyms_subset(profile.kallsyms, profile.modules, counts);
+      writer.write_chunk(ChunkType::Kallsyms,
+                         std::span(reinterpret_cast<const uint8_t*>(subset.data()), subset.size()));
+    }
+    write_profile_symbols(writer, symbols);
+  }
+  // A recording cut short kept its Records chunks uncompressed (kprof record
+  // compresses them when it ends): the file is complete now, so do that.
+  try {
+    compact_records(file);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
+                 e.what());
+  }
 
   const Histogram& h = symbols.histogram;
   uint64_t named = 0;

@@ -19,6 +19,7 @@
 #include "collector/procfs.h"
 #include "collector/workload.h"
 #include "core/error.h"
+#include "core/kallsyms_subset.h"
 #include "core/records.h"
 
 namespace kprof::collector {
@@ -193,6 +194,9 @@ struct Recorder::Impl {
   RunInfo run;
   KallsymsSnapshot kallsyms;
   bool kallsyms_cached = false;  // taken from the per-boot cache, not read now
+  // In this boot's cache (taken from it, or stored there): the profile then
+  // gets the lines it needs when recording ends, not the whole snapshot now.
+  bool kallsyms_in_cache = false;
   std::string modules;
   Batch synthesized;     // -a / -p: what already ran, from /proc
   Batch batch;           // reused by every drain round
@@ -229,11 +233,13 @@ const std::string& Recorder::kallsyms() const {
 bool Recorder::kallsyms_from_cache() const {
   return impl_->kallsyms_cached;
 }
-void Recorder::refresh_kallsyms(ProfileWriter& w) {
+bool Recorder::kallsyms_in_file() const {
+  return !impl_->kallsyms_in_cache;
+}
+void Recorder::refresh_kallsyms() {
   Impl& m = *impl_;
   m.kallsyms = read_kallsyms_snapshot();
   m.kallsyms_cached = false;
-  w.write_stored(m.kallsyms.chunk);
   KallsymsCache(m.opt.kallsyms_cache).store(m.kallsyms.chunk, m.modules);
   m.kallsyms.chunk = {};
 }
@@ -301,11 +307,13 @@ void Recorder::Impl::setup() {
   const KallsymsCache cache(opt.kallsyms_cache);
   if (auto snap = cache.load(modules)) {
     kallsyms = std::move(*snap);
-    kallsyms_cached = true;
+    kallsyms_cached = kallsyms_in_cache = true;
   } else {
     kallsyms = read_kallsyms_snapshot();
-    cache.store(kallsyms.chunk, modules);
+    kallsyms_in_cache = cache.store(kallsyms.chunk, modules);
   }
+  run.boot_id = current_boot_id();
+  if (kallsyms_in_cache) run.kallsyms_digest = kallsyms_digest(kallsyms.text);
   if (kptr_restrict() != 0 && kallsyms.text.starts_with("0000000000000000")) {
     run.notices.push_back("kernel addresses are hidden (kernel.kptr_restrict is " +
                           std::to_string(kptr_restrict()) +
@@ -395,7 +403,10 @@ void Recorder::Impl::write_chunk(ProfileWriter& w, Output& out, uint64_t& last_f
   if (out.encoder.empty()) return;
   if (!force && out.encoder.size() < kChunkBytes && now - last_flush < kChunkNs) return;
   std::vector<uint8_t> payload = out.encoder.take();
-  w.write_chunk(ChunkType::Records, payload);
+  // Uncompressed: zstd under the sampling interrupts' storm was half of
+  // kprof's CPU at high rates; the chunks are compressed once the events are
+  // off (core/compact.h).
+  w.write_chunk(ChunkType::Records, payload, false);
   last_flush = now;
 }
 
@@ -411,7 +422,10 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
     auto as_bytes = [](const std::string& s) {
       return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
     };
-    w.write_stored(m.kallsyms.chunk);
+    // The whole snapshot only when this boot's cache does not hold it (so a
+    // file cut short still names its kernel samples); else the lines the
+    // samples need are written when recording ends (kallsyms_in_file()).
+    if (!m.kallsyms_in_cache) w.write_stored(m.kallsyms.chunk);
     m.kallsyms.chunk = {};
     w.write_chunk(ChunkType::Modules, as_bytes(m.modules));
     // Released only now, so the workload's wall time and the first poll do

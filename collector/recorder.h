@@ -6,12 +6,15 @@
 // modules snapshots (kallsyms_cache.h: from this boot's cache when it is
 // valid). So a caller creates its output file only once the
 // events are open. run() then writes, through the given ProfileWriter:
-//   Meta (RunInfo), Kallsyms, Modules,
+//   Meta (RunInfo), Kallsyms (unless this boot's cache holds the snapshot:
+//   kallsyms_in_file()), Modules,
 //   (then enables the events / releases the workload to exec: an exec
 //   failure throws Error("cannot run 'X': ...") here, leaving a file without
 //   Records and Summary; callers check the command in PATH first)
 //   Records chunks while recording (per drain round the records of all CPUs
-//   are merged by time; a chunk is flushed past ~256 KiB or every ~1 s),
+//   are merged by time; a chunk is flushed past ~256 KiB or every ~1 s;
+//   uncompressed, for the caller to compress once recording is over:
+//   core/compact.h),
 //   Summary.
 // Every record also goes to `also` (the AddressAggregator), so symbolizing
 // needs no re-read. The Histogram and End chunks are the caller's.
@@ -71,10 +74,17 @@ class Recorder {
   // Whether kallsyms() came from this boot's cache rather than being read at
   // the start of this recording. Then a sample in kernel text that can change
   // within a boot (KernelSymbols::in_boot_static_text) calls for
-  // refresh_kallsyms(): it reads /proc/kallsyms now, appends it to `out` as a
-  // further Kallsyms chunk (readers take the last one) and updates the cache.
+  // refresh_kallsyms(): it reads /proc/kallsyms now into kallsyms() and
+  // updates the cache (it writes nothing to the profile).
   bool kallsyms_from_cache() const;
-  void refresh_kallsyms(ProfileWriter& out);
+  void refresh_kallsyms();
+  // Whether run() wrote the whole snapshot into the profile: it does when
+  // this boot's cache (RecordOptions::kallsyms_cache) neither held nor could
+  // store it. Otherwise the Meta chunk holds RunInfo::boot_id and
+  // kallsyms_digest, and the caller writes the lines of kallsyms() the
+  // samples need (core/kallsyms_subset.h) as a Kallsyms chunk when
+  // recording ends.
+  bool kallsyms_in_file() const;
   // perf records that did not decode (counted and skipped); 0 normally.
   uint64_t damaged_records() const;
   // Whether run() got as far as starting the recording (false when it threw

@@ -6,9 +6,12 @@
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
 // Histogram (or, for a -g recording, Stacks: its flat table is their
-// leaves, core/stacks.h), End. A second Kallsyms chunk before Histogram means kprof record
-// read /proc/kallsyms again at the end (collector/kallsyms_cache.h); readers
-// take the last one. Records chunks are written while recording, so a file cut
+// leaves, core/stacks.h), End. The Kallsyms chunk is left out at the start
+// when this boot's cache holds the snapshot (RunInfo::kallsyms_digest); one
+// Kallsyms chunk of the lines the samples need then comes before Histogram
+// (core/kallsyms_subset.h). Readers take the last one. Records chunks are
+// written while recording (uncompressed, compressed once it ends:
+// core/compact.h), so a file cut
 // short (kill -9, full disk) still reads up to its last complete chunk; the
 // reader says where it stopped and why. Unknown chunk types are skipped, so
 // new chunk types do not need a version bump; a changed encoding of an

@@ -1,0 +1,57 @@
+#include "core/compact.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/format.h"
+
+namespace kprof {
+
+CompactResult compact_records(const std::string& path) {
+  CompactResult r;
+  ProfileReader reader = ProfileReader::open(path);
+  if (!reader.rewindable()) throw Error("cannot compress " + path + ": not a regular file");
+  const std::string tmp = path + ".compact-" + std::to_string(::getpid());
+  try {
+    ProfileWriter out = ProfileWriter::create(tmp);
+    const ReadStatus& st = reader.for_each_chunk(
+        [](uint16_t) { return true; },
+        [&](const Chunk& c) {
+          if (c.type == static_cast<uint16_t>(ChunkType::Records) && !(c.flags & kChunkZstd)) {
+            out.write_stored(pack_chunk(ChunkType::Records, c.payload));
+            ++r.chunks_compressed;
+            return;
+          }
+          StoredChunk s;
+          s.type = c.type;
+          s.flags = c.flags;
+          s.raw_len = static_cast<uint32_t>(c.payload.size());
+          s.bytes.assign(c.stored.begin(), c.stored.end());
+          out.write_stored(s);
+        });
+    if (!st.complete) {
+      throw Error("cannot compress " + path + ": " +
+                  (st.problem.empty() ? std::string("not complete") : st.problem));
+    }
+    r.bytes_before = st.file_bytes;
+    r.bytes_after = out.bytes_written();
+    out.sync();
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error("cannot replace " + path + " with its compressed copy: " + ec.message());
+  }
+  return r;
+}
+
+}  // namespace kprof
