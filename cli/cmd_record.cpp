@@ -66,7 +66,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-o,--output", a.output, "profile to write (default kprof.data)");
   app.add_option("--score", a.scores,
                  "work score of this run, NAME=VALUE (higher is better); repeatable");
-  app.add_option("--mmap-pages", a.rec.mmap_pages, "ring buffer data pages per CPU (power of 2)")
+  app.add_option("--mmap-pages", a.rec.mmap_pages,
+                 "ring buffer data pages per CPU (power of 2; default: from -F, so that half a "
+                 "second of samples fits, at least 128; kprof info shows what was used)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-kallsyms-cache", a.no_kallsyms_cache,
                "read /proc/kallsyms now instead of this boot's cached snapshot "

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -54,8 +55,12 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
   attr.use_clockid = 1;  // perf timestamps in CLOCK_MONOTONIC, like RunInfo's
   attr.clockid = CLOCK_MONOTONIC;
   attr.watermark = 1;
+  // Woken when a quarter of the ring is full, or 128 KiB: a big ring is
+  // drained in small bites (and a halved auto ring, see open(), still in time).
+  constexpr size_t kMaxWatermark = 128 << 10;
+  const size_t ring = req.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   attr.wakeup_watermark =
-      static_cast<uint32_t>(req.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) / 4);
+      static_cast<uint32_t>(ring == 0 ? kMaxWatermark : std::min(ring / 4, kMaxWatermark));
   return attr;
 }
 
@@ -154,12 +159,33 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   // One ring per CPU: the first event of each CPU owns it, the others of that
   // CPU are redirected into it.
   const size_t per_cpu = req.pids.size();
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const bool chosen = req.mmap_pages == 0;
+  set.ring_pages_ = chosen ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains,
+                                             static_cast<unsigned>(set.fds_.size() / per_cpu), page)
+                           : req.mmap_pages;
+  const size_t wanted = set.ring_pages_;
   for (size_t i = 0; i < set.fds_.size(); ++i) {
     if (i % per_cpu == 0) {
-      set.rings_.push_back(RingBuffer::map(set.fds_[i].get(), req.mmap_pages));
+      for (;;) {
+        try {
+          set.rings_.push_back(RingBuffer::map(set.fds_[i].get(), set.ring_pages_));
+          break;
+        } catch (const Error&) {
+          // A size kprof chose may be over what this user may lock
+          // (kernel.perf_event_mlock_kb): halve it, down to perf's default.
+          if (!chosen || set.ring_pages_ <= 128 || !set.rings_.empty()) throw;
+          set.ring_pages_ /= 2;
+        }
+      }
     } else if (::ioctl(set.fds_[i].get(), PERF_EVENT_IOC_SET_OUTPUT, set.rings_.back().fd()) != 0) {
       throw Error(errno_message("cannot share a perf ring buffer between threads", errno));
     }
+  }
+  if (set.ring_pages_ < wanted) {
+    notice(notices, "ring buffers of " + std::to_string(wanted) + " pages per CPU were refused; " +
+                        "using " + std::to_string(set.ring_pages_) +
+                        " (raise kernel.perf_event_mlock_kb or run as root for bursts to fit)");
   }
   perf_event_attr attr = make_attr(req, c, false);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
@@ -181,6 +207,22 @@ void EventSet::enable() {
 
 void EventSet::disable() {
   for (Fd& fd : fds_) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+}
+
+size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes) {
+  constexpr size_t kMin = 128;
+  constexpr uint64_t kMaxPerCpu = 64ull << 20, kMaxTotal = 512ull << 20;
+  const uint64_t record = callchains ? 304 : 48;
+  // -c PERIOD: the rate is not known in advance; size for 1 kHz.
+  const uint64_t rate = freq != 0 ? freq : 1000;
+  const uint64_t want = rate * kRingBurstMs / 1000 * record;
+  const uint64_t cap = std::min<uint64_t>(kMaxPerCpu, kMaxTotal / std::max(1u, ncpus));
+  size_t pages = kMin;
+  while (static_cast<uint64_t>(pages) * page_bytes < want &&
+         static_cast<uint64_t>(pages) * 2 * page_bytes <= cap) {
+    pages *= 2;
+  }
+  return pages;
 }
 
 }  // namespace kprof::collector

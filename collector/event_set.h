@@ -31,8 +31,18 @@ struct EventRequest {
   bool callchains = false;
   std::vector<pid_t> pids;      // tasks to follow; {-1} = every task (system-wide)
   bool enable_on_exec = false;  // workload mode: counting starts at the child's exec
-  size_t mmap_pages = 128;      // data pages per ring (power of two)
+  size_t mmap_pages = 0;        // data pages per ring (power of two); 0: auto_ring_pages()
 };
+
+// Ring data pages per CPU for sampling at `freq` Hz (per CPU), so that a
+// burst of kRingBurstMs of samples fits while kprof is not scheduled (the
+// moment a loaded machine is profiled): an estimated 48 bytes per sample
+// record (ip, tid, time, cpu, period, header), 304 with -g (32 frames). A
+// power of two, at least 128 pages (perf's default, 512 KiB) and at most
+// 64 MiB per CPU and 512 MiB over all CPUs. E.g. 100 kHz: 1024 pages
+// (4 MiB) a CPU, 4096 with -g; the default 499 Hz: 128.
+inline constexpr uint64_t kRingBurstMs = 500;
+size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes);
 
 class EventSet {
  public:
@@ -44,11 +54,15 @@ class EventSet {
   void disable();  // PERF_EVENT_IOC_DISABLE on every event
   std::vector<RingBuffer>& rings() { return rings_; }
   const SampleLayout& layout() const { return layout_; }
+  // The data pages each ring got: the request's, or when it asked for auto,
+  // what auto_ring_pages() gave, halved until the kernel allowed it.
+  size_t ring_pages() const { return ring_pages_; }
 
  private:
   std::vector<Fd> fds_;
   std::vector<RingBuffer> rings_;  // after fds_: unmapped before the fds close
   SampleLayout layout_;
+  size_t ring_pages_ = 0;
 };
 
 }  // namespace kprof::collector

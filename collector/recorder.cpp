@@ -321,6 +321,8 @@ void Recorder::Impl::setup() {
     std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
   }
   events = EventSet::open(req, &run.event, &run.notices);
+  run.ring_pages = events->ring_pages();
+  run.ring_pages_auto = opt.mmap_pages == 0;
 }
 
 void Recorder::Impl::start() {

@@ -52,7 +52,7 @@ struct RecordOptions {
   bool callchains = false;               // -g
   std::vector<std::string> command;      // the workload; may be empty with -a / -p
   std::map<std::string, double> scores;  // --score NAME=VALUE, stored in RunInfo
-  size_t mmap_pages = 128;               // --mmap-pages: data pages per CPU ring (power of two)
+  size_t mmap_pages = 0;  // --mmap-pages: data pages per CPU ring (power of two); 0: from the rate
   // Directory of this boot's kallsyms snapshot (kallsyms_cache.h); "" = read
   // /proc/kallsyms every time.
   std::string kallsyms_cache;

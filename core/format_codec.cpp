@@ -113,7 +113,7 @@ std::vector<std::string> read_strings(ByteReader& r) {
 }  // namespace
 
 std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
-  FieldWriter f(17);
+  FieldWriter f(19);
   f.blob(encode_event(ri.event));
   f.w.str(ri.target);
   write_strings(f.w, ri.command);
@@ -135,6 +135,8 @@ std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
   f.w.u8(ri.sample_counts ? 1 : 0);
   f.w.str(ri.boot_id);
   f.w.str(ri.kallsyms_digest);
+  f.w.varint(ri.ring_pages);
+  f.w.u8(ri.ring_pages_auto ? 1 : 0);
   return f.w.take();
 }
 
@@ -164,6 +166,8 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
   if (f.next()) ri.sample_counts = f.r.u8() != 0;
   if (f.next()) ri.boot_id = f.r.str();
   if (f.next()) ri.kallsyms_digest = f.r.str();
+  if (f.next()) ri.ring_pages = f.r.varint();
+  if (f.next()) ri.ring_pages_auto = f.r.u8() != 0;
   return ri;
 }
 

@@ -79,6 +79,11 @@ struct RunInfo {
   // short before that is named from the cache on this boot. "" when the
   // full snapshot is in the file.
   std::string kallsyms_digest;
+  // Data pages of each CPU's ring buffer (0: not recorded), and whether kprof
+  // chose them from the rate (collector/event_set.h: auto_ring_pages) rather
+  // than --mmap-pages.
+  uint64_t ring_pages = 0;
+  bool ring_pages_auto = false;
   auto operator<=>(const RunInfo&) const = default;
 };
 

@@ -47,6 +47,18 @@ void add_run(TextTable& t, const RunInfo& run) {
   t.add_row({"host:", run.hostname.empty() ? "unknown" : run.hostname});
   t.add_row({"cpu:", run.cpu_model.empty() ? "unknown" : run.cpu_model});
   t.add_row({"cpus:", std::to_string(run.ncpus)});
+  if (run.ring_pages != 0) {
+    // Page size 4 KiB: the recording machine's is not stored; x86-64 and most arm64.
+    const uint64_t kib = run.ring_pages * 4;
+    std::string how =
+        run.ring_pages_auto
+            ? " (chosen from the sampling rate, for half a second of samples; --mmap-pages sets it)"
+            : " (--mmap-pages)";
+    t.add_row({"ring buffer:",
+               format_count(run.ring_pages) + " pages per CPU (" +
+                   (kib >= 1024 ? format_count(kib / 1024) + " MiB" : format_count(kib) + " KiB") +
+                   ")" + how});
+  }
   t.add_row({"start monotonic:", format_count(run.start_monotonic_ns) + " ns"});
 }
 

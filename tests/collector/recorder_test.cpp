@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collector/event_set.h"
 #include "collector/perf_event.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
@@ -175,6 +176,49 @@ TEST(FindInPath, FindsShell) {
   EXPECT_EQ(find_in_path("/bin/sh"), "/bin/sh");
   EXPECT_EQ(find_in_path("kprof-no-such-program-xyz"), "");
   EXPECT_EQ(find_in_path(""), "");
+}
+
+// The ring each CPU gets when --mmap-pages is not given: half a second of
+// samples at the rate, within perf's default and the caps.
+TEST(AutoRingPages, FitHalfASecondOfSamplesWithinTheCaps) {
+  constexpr size_t kPage = 4096;
+  EXPECT_EQ(auto_ring_pages(499, false, 2, kPage), 128u);      // the default rate: perf's 512 KiB
+  EXPECT_EQ(auto_ring_pages(100000, false, 2, kPage), 1024u);  // 2.4 MB of 48-byte samples
+  EXPECT_EQ(auto_ring_pages(100000, true, 2, kPage), 4096u);   // 15.2 MB with call chains
+  EXPECT_EQ(auto_ring_pages(0, false, 2, kPage), 128u);        // -c PERIOD: sized for 1 kHz
+  for (uint64_t freq : {1ull, 999ull, 4000ull, 25000ull, 100000ull, 1000000ull}) {
+    for (bool g : {false, true}) {
+      for (unsigned cpus : {1u, 2u, 64u, 1024u}) {
+        const size_t pages = auto_ring_pages(freq, g, cpus, kPage);
+        SCOPED_TRACE(std::to_string(freq) + " Hz, -g " + std::to_string(g) + ", " +
+                     std::to_string(cpus) + " CPUs: " + std::to_string(pages));
+        EXPECT_EQ(pages & (pages - 1), 0u);  // a power of two
+        EXPECT_GE(pages, 128u);
+        EXPECT_LE(pages * kPage, 64u << 20);
+        if (pages > 128) EXPECT_LE(pages * kPage * cpus, 512ull << 20);
+        const uint64_t burst = freq * kRingBurstMs / 1000 * (g ? 304 : 48);
+        // Big enough for the burst unless a cap stopped it.
+        if (pages * kPage < burst) {
+          EXPECT_TRUE(pages * 2 * kPage > (64u << 20) || pages * 2 * kPage * cpus > (512ull << 20));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(RecorderTest, RingPagesAreChosenFromTheRateAndStored) {
+  RecordOptions opt;
+  opt.command = {"/bin/true"};
+  opt.freq = 20000;
+  Result r = record(opt);
+  EXPECT_TRUE(r.profile.run.ring_pages_auto);
+  EXPECT_EQ(r.profile.run.ring_pages,
+            auto_ring_pages(20000, false, r.profile.run.ncpus,
+                            static_cast<size_t>(::sysconf(_SC_PAGESIZE))));
+  opt.mmap_pages = 8;
+  Result given = record(opt);
+  EXPECT_FALSE(given.profile.run.ring_pages_auto);
+  EXPECT_EQ(given.profile.run.ring_pages, 8u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -14,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/aggregate.h"
+#include "core/compact.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "tests/e2e/e2e_helpers.h"
@@ -114,6 +117,90 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   EXPECT_EQ(done.histogram->total_samples(), counter.samples);
   auto user = by_function(*done.histogram, Mode::User, "/kprof_prog_hotcold");
   EXPECT_GT(user["kprof_hot"], 0u) << dump(*done.histogram);
+}
+
+// kill -9 while sampling every CPU at the highest allowed rate: the Records
+// chunks written so far (uncompressed while recording) read back, the file
+// reports as cut short, and kprof symbolize completes and compresses it.
+TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
+  const std::string rate = std::to_string(
+      std::min(100000L, std::stol(e2e::read_text("/proc/sys/kernel/perf_event_max_sample_rate"))));
+  const std::string out = logs_.file("high.kprof");
+  Process kprof = Process::start({kprof_binary(), "record", "-a", "-F", rate, "-o", out, "--",
+                                  program("kprof_prog_hotcold"), "30"},
+                                 logs_.path(), {.new_process_group = true});
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::Records, 10s)) << "no Records chunk after 10 s";
+  std::this_thread::sleep_for(1500ms);  // several chunks, one maybe half written
+  const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
+  kprof.signal(SIGKILL);
+  for (pid_t pid : workload) ::kill(pid, SIGKILL);
+  RunResult killed = kprof.wait(10);
+  ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << killed.describe();
+
+  const Profile p = load_profile(out);
+  EXPECT_FALSE(p.status.complete);
+  ASSERT_TRUE(p.counted);
+  EXPECT_GT(p.counted->samples, 1000u) << p.status.problem;
+  RunResult report = e2e::run({kprof_binary(), "report", out}, logs_.path(), 60);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE((report.out + report.err).find("cut short"), std::string::npos) << report.describe();
+  RunResult info = e2e::run({kprof_binary(), "info", out}, logs_.path(), 60);
+  ASSERT_EQ(info.exit_code, 0) << info.describe();
+  EXPECT_NE(info.out.find("recovered from records"), std::string::npos) << info.describe();
+
+  RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 120);
+  ASSERT_EQ(s.exit_code, 0) << s.describe();
+  const Profile done = load_profile(out);
+  EXPECT_TRUE(done.status.complete) << done.status.problem;
+  ASSERT_TRUE(done.histogram.has_value());
+  EXPECT_EQ(done.histogram->total_samples(), p.counted->samples);
+  ProfileReader reader = ProfileReader::open(out);
+  size_t records = 0, compressed = 0;
+  reader.for_each_chunk([](uint16_t t) { return t == static_cast<uint16_t>(ChunkType::Records); },
+                        [&](const Chunk& c) {
+                          ++records;
+                          if (c.flags & kChunkZstd) ++compressed;
+                        });
+  EXPECT_GT(records, 0u);
+  EXPECT_EQ(compressed, records);
+}
+
+// No room for the compressed copy when recording ends: the profile stays
+// complete, with its records uncompressed, and kprof says so in one line.
+TEST_F(Faults, NoRoomToCompressKeepsTheCompleteProfile) {
+  TempDir area;
+  const std::string mnt = area.file("mnt");
+  TmpfsMount mount(mnt, "size=4m,mode=0700");
+  KPROF_REQUIRE_ROOT_SETUP(mount.ok(), mount.why());
+  const std::string out = mnt + "/x.kprof";
+  // Recorded elsewhere, then copied in and the disk filled around it, so the
+  // copy compact_records() makes cannot be written.
+  const std::string source = logs_.file("src.kprof");
+  RunResult r =
+      e2e::run(record_argv(source, {program("kprof_prog_hotcold"), "1"}), logs_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  {
+    // Undo the compression kprof record did, to have something to compress.
+    ProfileReader reader = ProfileReader::open(source);
+    ProfileWriter w = ProfileWriter::create(out);
+    reader.for_each_chunk(
+        [](uint16_t) { return true; },
+        [&](const Chunk& c) { w.write_chunk(static_cast<ChunkType>(c.type), c.payload, false); });
+  }
+  const std::vector<uint8_t> before = read_bytes(out);
+  ASSERT_GT(fill_disk(mnt), 0u);
+  try {
+    compact_records(out);
+    ADD_FAILURE() << "compact_records wrote a copy on a full disk";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_bytes(out), before);
+  const Profile p = load_profile(out);
+  EXPECT_TRUE(p.status.complete) << p.status.problem;
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(mnt)) ++entries;
+  EXPECT_EQ(entries, 2u) << "a temporary copy was left beside the profile";  // x.kprof, filler
 }
 
 // The kallsyms snapshot does not fit: nothing is recorded, and the previous
