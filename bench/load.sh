@@ -73,7 +73,8 @@ one_run() {
   kill -INT "$pid_of_tool" 2>/dev/null || true
   wait "$tpid" || rc=$?
   pid_of_tool=""
-  [[ $rc -eq 0 ]] || echo "$tool record exited $rc, see $log" >&2
+  # perf exits 130 after the SIGINT that stops it; kprof exits 0.
+  [[ $rc -eq 0 || ($tool == perf && $rc -eq 130) ]] || echo "$tool record exited $rc, see $log" >&2
   R_TPS=$(sed -n 's/^tps=//p' "$log.oltp" | tail -1)
   R_CPU=$(tail -1 "$time" | awk '{printf "%.2f", $1 + $2}')
   R_RSS=$(tail -1 "$time" | awk '{printf "%.0f", $3 / 1024}')

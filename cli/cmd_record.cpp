@@ -25,6 +25,7 @@
 #include "core/format.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
+#include "perfabi/spool.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
@@ -179,7 +180,7 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
 // (disk full for the copy) keeps the complete, uncompressed profile.
 uint64_t compact(const std::string& path, uint64_t bytes) {
   try {
-    return compact_records(path).bytes_after;
+    return compact_records(path, perfabi::reading().perf_records).bytes_after;
   } catch (const Error& e) {
     std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
                  e.what());
@@ -233,10 +234,9 @@ int cmd_record(int argc, char** argv) {
   collector::Recorder rec(a.rec);  // events open, workload ready: now the file
   move_aside(a.output);
   ProfileWriter writer = ProfileWriter::create(a.output);
-  AddressAggregator agg(a.rec.callchains);
   Summary summary;
   try {
-    summary = rec.run(writer, &agg);
+    summary = rec.run(writer);
   } catch (const Error& e) {
     if (rec.exec_failed()) {
       undo_create(a.output);  // nothing recorded: keep the old file
@@ -251,6 +251,9 @@ int cmd_record(int argc, char** argv) {
     }
     throw;
   }
+  // The perf records, decoded now that the events are off (perfabi/spool.h).
+  AddressAggregator agg(a.rec.callchains);
+  load_profile(a.output, perfabi::reading({.records = &agg}));
   symbolize(rec, agg, writer);
   const uint64_t bytes = compact(a.output, writer.bytes_written());
   report_end(summary, writer, bytes, rec.damaged_records());

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/kallsyms_subset.h"
 #include "core/records.h"
+#include "perfabi/spool.h"
 
 namespace kprof::collector {
 
@@ -31,116 +32,20 @@ constexpr uint64_t kChunkNs = 1'000'000'000;
 constexpr uint64_t kProgressNs = 500'000'000;
 constexpr int kPollMs = 100;
 
-// One drain round's records, kept by type and merged by time through `order`.
-class Batch : public RecordSink {
- public:
-  enum Kind : uint8_t { kSample, kMmap, kComm, kFork, kExit, kLost };
-  struct Ref {
-    uint64_t time;
-    Kind kind;
-    uint32_t index;
-  };
-  void on_sample(const Sample& s) override { add(s.time, kSample, samples, s); }
-  void on_mmap(const Mmap& m) override { add(m.time, kMmap, mmaps, m); }
-  void on_comm(const Comm& c) override { add(c.time, kComm, comms, c); }
-  void on_fork(const Fork& f) override { add(f.time, kFork, forks, f); }
-  void on_exit(const Fork& f) override { add(f.time, kExit, forks, f); }
-  void on_lost(const Lost& l) override { add(l.time, kLost, losts, l); }
-  void on_throttle(uint64_t) override { ++throttles; }
-
-  // Marks the end of one ring's records. A ring holds one CPU's records, in
-  // time order already, so sort() only merges these runs.
-  void end_run() {
-    if (runs_.empty() || runs_.back() != order.size()) runs_.push_back(order.size());
-  }
-  // Orders the round by time, stably (ties keep ring order): each run is
-  // sorted if it is not already, then the runs are merged pairwise, in
-  // O(n log runs) rather than O(n log n).
-  void sort() {
-    end_run();
-    auto by_time = [](const Ref& a, const Ref& b) { return a.time < b.time; };
-    size_t begin = 0;
-    for (size_t end : runs_) {
-      if (!std::is_sorted(order.begin() + begin, order.begin() + end, by_time)) {
-        std::stable_sort(order.begin() + begin, order.begin() + end, by_time);
-      }
-      begin = end;
-    }
-    std::vector<size_t> bounds{0};
-    bounds.insert(bounds.end(), runs_.begin(), runs_.end());
-    while (bounds.size() > 2) {  // bounds[i]..bounds[i+1] are sorted runs
-      std::vector<size_t> merged{0};
-      for (size_t i = 0; i + 1 < bounds.size(); i += 2) {
-        const size_t lo = bounds[i], mid = bounds[i + 1];
-        const size_t hi = i + 2 < bounds.size() ? bounds[i + 2] : mid;
-        std::inplace_merge(order.begin() + lo, order.begin() + mid, order.begin() + hi, by_time);
-        merged.push_back(hi);
-      }
-      bounds = std::move(merged);
-    }
-  }
-  void clear() {
-    order.clear(), samples.clear(), mmaps.clear(), comms.clear(), forks.clear(), losts.clear();
-    runs_.clear();
-    throttles = 0;
-  }
-
-  std::vector<Ref> order;
-  std::vector<Sample> samples;
-  std::vector<Mmap> mmaps;
-  std::vector<Comm> comms;
-  std::vector<Fork> forks;
-  std::vector<Lost> losts;
-  uint64_t throttles = 0;  // counted only: they are not records of the profile
-
- private:
-  std::vector<size_t> runs_;  // end of each ring's records in `order`
-  template <typename T>
-  void add(uint64_t time, Kind kind, std::vector<T>& v, const T& r) {
-    order.push_back({time, kind, static_cast<uint32_t>(v.size())});
-    v.push_back(r);
-  }
+// What kprof writes while recording: the records it makes itself (what
+// already ran, from /proc) encoded, and the rings' perf records as they are
+// (perfabi/spool.h).
+struct Output {
+  explicit Output(const SampleLayout& layout) : spool(layout) {}
+  RecordEncoder encoder;
+  perfabi::Spool spool;
 };
 
-// Delivers to the encoder and the extra sink, counting samples and losses.
-struct Output {
+// Collects the records synthesized from /proc.
+struct Synthesized : RecordSink {
+  void on_mmap(const Mmap& m) override { encoder.add(m); }
+  void on_comm(const Comm& c) override { encoder.add(c); }
   RecordEncoder encoder;
-  RecordSink* also = nullptr;
-  uint64_t samples = 0, lost = 0, throttled = 0;
-
-  void add(const Batch& b) {
-    throttled += b.throttles;
-    for (const Batch::Ref& r : b.order) {
-      switch (r.kind) {
-        case Batch::kSample:
-          encoder.add(b.samples[r.index]);
-          ++samples;
-          if (also) also->on_sample(b.samples[r.index]);
-          break;
-        case Batch::kMmap:
-          encoder.add(b.mmaps[r.index]);
-          if (also) also->on_mmap(b.mmaps[r.index]);
-          break;
-        case Batch::kComm:
-          encoder.add(b.comms[r.index]);
-          if (also) also->on_comm(b.comms[r.index]);
-          break;
-        case Batch::kFork:
-          encoder.add_fork(b.forks[r.index]);
-          if (also) also->on_fork(b.forks[r.index]);
-          break;
-        case Batch::kExit:
-          encoder.add_exit(b.forks[r.index]);
-          if (also) also->on_exit(b.forks[r.index]);
-          break;
-        case Batch::kLost:
-          encoder.add(b.losts[r.index]);
-          lost += b.losts[r.index].count;
-          if (also) also->on_lost(b.losts[r.index]);
-          break;
-      }
-    }
-  }
 };
 
 // Blocks SIGINT/SIGTERM/SIGCHLD for the Recorder's lifetime and reads them
@@ -198,10 +103,9 @@ struct Recorder::Impl {
   // gets the lines it needs when recording ends, not the whole snapshot now.
   bool kallsyms_in_cache = false;
   std::string modules;
-  Batch synthesized;     // -a / -p: what already ran, from /proc
-  Batch batch;           // reused by every drain round
-  uint64_t damaged = 0;  // perf records that did not decode
-  bool started = false;  // events enabled and workload exec'ed
+  Synthesized synthesized;  // -a / -p: what already ran, from /proc
+  uint64_t damaged = 0;     // perf records that did not decode
+  bool started = false;     // events enabled and workload exec'ed
   bool exec_failed = false;
   bool running_ = true;
   std::string stop_reason;
@@ -360,21 +264,12 @@ void Recorder::Impl::synthesize(pid_t pid, uint64_t time) {
 }
 
 void Recorder::Impl::drain(Output& out) {
-  batch.clear();
-  const SampleLayout layout = events->layout();
+  // Copies only: decoding waits until recording ends (perfabi/spool.h).
   for (RingBuffer& ring : events->rings()) {
-    RingRead r = ring.drain([&](std::span<const uint8_t> rec) {
-      try {
-        perfabi::decode_perf_record(rec, layout, batch);
-      } catch (const Error&) {
-        ++damaged;  // one bad record from the kernel costs that record only
-      }
-    });
+    RingRead r = ring.drain([&](std::span<const uint8_t> rec) { out.spool.add(rec); });
     if (r.damaged) ++damaged;
-    batch.end_run();
+    out.spool.end_block();
   }
-  batch.sort();
-  out.add(batch);
 }
 
 void Recorder::Impl::handle_signals() {
@@ -402,20 +297,19 @@ void Recorder::Impl::handle_signals() {
 
 void Recorder::Impl::write_chunk(ProfileWriter& w, Output& out, uint64_t& last_flush, bool force) {
   const uint64_t now = monotonic_ns();
-  if (out.encoder.empty()) return;
-  if (!force && out.encoder.size() < kChunkBytes && now - last_flush < kChunkNs) return;
-  std::vector<uint8_t> payload = out.encoder.take();
+  if (out.spool.empty()) return;
+  if (!force && out.spool.size() < kChunkBytes && now - last_flush < kChunkNs) return;
   // Uncompressed: zstd under the sampling interrupts' storm was half of
-  // kprof's CPU at high rates; the chunks are compressed once the events are
-  // off (core/compact.h).
-  w.write_chunk(ChunkType::Records, payload, false);
+  // kprof's CPU at high rates; the chunks are decoded and compressed once
+  // the events are off (core/compact.h).
+  std::vector<uint8_t> payload = out.spool.take();
+  w.write_chunk(ChunkType::PerfRecords, payload, false);
   last_flush = now;
 }
 
-Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
+Summary Recorder::run(ProfileWriter& w) {
   Impl& m = *impl_;
-  Output out;
-  out.also = also;
+  Output out(m.events->layout());
   uint64_t last_flush = monotonic_ns(), last_progress = last_flush;
   try {
     m.start();
@@ -433,8 +327,9 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
     // Released only now, so the workload's wall time and the first poll do
     // not include writing the snapshots.
     m.go();
-    out.add(m.synthesized);
-    m.synthesized.clear();
+    if (!m.synthesized.encoder.empty()) {
+      w.write_chunk(ChunkType::Records, m.synthesized.encoder.take(), false);
+    }
 
     std::vector<pollfd> pfds;
     pfds.push_back({m.signals.fd(), POLLIN, 0});
@@ -457,8 +352,8 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
       const uint64_t now = monotonic_ns();
       if (m.opt.progress && now - last_progress >= kProgressNs) {
         std::fprintf(stderr, "\rkprof: %llu samples, %llu lost, %.1f s",
-                     static_cast<unsigned long long>(out.samples),
-                     static_cast<unsigned long long>(out.lost),
+                     static_cast<unsigned long long>(out.spool.samples),
+                     static_cast<unsigned long long>(out.spool.lost),
                      (now - m.run.start_monotonic_ns) / 1e9);
         last_progress = now;
       }
@@ -473,9 +368,9 @@ Summary Recorder::run(ProfileWriter& w, RecordSink* also) {
   if (m.opt.progress) std::fputs("\r\x1b[K", stderr);
   Summary s;
   s.duration_ns = monotonic_ns() - m.run.start_monotonic_ns;
-  s.samples = out.samples;
-  s.lost = out.lost;
-  s.throttled = out.throttled;
+  s.samples = out.spool.samples;
+  s.lost = out.spool.lost;
+  s.throttled = out.spool.throttled;
   if (m.result) {
     s.exit = m.result->exit;
     s.real_s = m.result->real_s;

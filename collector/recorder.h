@@ -11,13 +11,13 @@
 //   (then enables the events / releases the workload to exec: an exec
 //   failure throws Error("cannot run 'X': ...") here, leaving a file without
 //   Records and Summary; callers check the command in PATH first)
-//   Records chunks while recording (per drain round the records of all CPUs
-//   are merged by time; a chunk is flushed past ~256 KiB or every ~1 s;
-//   uncompressed, for the caller to compress once recording is over:
-//   core/compact.h),
+//   a Records chunk of what already ran (-a / -p, from /proc), then
+//   PerfRecords chunks while recording: each ring's perf records copied as
+//   they are, undecoded and uncompressed (perfabi/spool.h; a chunk is flushed
+//   past ~256 KiB or every ~1 s), for the caller to decode and compress once
+//   recording is over (core/compact.h),
 //   Summary.
-// Every record also goes to `also` (the AddressAggregator), so symbolizing
-// needs no re-read. The Histogram and End chunks are the caller's.
+// Symbolizing reads the records back from the file (quiet-machine speed).
 //
 // Stopping: the workload's exit; SIGINT/SIGTERM are forwarded to the
 // workload (perf's habit) and recording goes on until it exits (a second one
@@ -92,8 +92,10 @@ class Recorder {
   bool started() const;
   // Whether run() threw because the workload could not exec.
   bool exec_failed() const;
-  // Records until the stop condition; call once.
-  Summary run(ProfileWriter& out, RecordSink* also);
+  // Records until the stop condition; call once. The perf records go to the
+  // file undecoded (PerfRecords chunks, perfabi/spool.h): read them back with
+  // load_profile(path, perfabi::reading(...)) once run() returns.
+  Summary run(ProfileWriter& out);
 
  private:
   struct Impl;

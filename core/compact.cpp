@@ -8,10 +8,11 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "core/records.h"
 
 namespace kprof {
 
-CompactResult compact_records(const std::string& path) {
+CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_records) {
   CompactResult r;
   ProfileReader reader = ProfileReader::open(path);
   if (!reader.rewindable()) throw Error("cannot compress " + path + ": not a regular file");
@@ -21,6 +22,15 @@ CompactResult compact_records(const std::string& path) {
     const ReadStatus& st = reader.for_each_chunk(
         [](uint16_t) { return true; },
         [&](const Chunk& c) {
+          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords) && perf_records) {
+            EncodingSink sink;
+            perf_records(c.payload, sink);
+            if (!sink.encoder.empty()) {
+              out.write_stored(pack_chunk(ChunkType::Records, sink.encoder.take()));
+            }
+            ++r.chunks_compressed;
+            return;
+          }
           if (c.type == static_cast<uint16_t>(ChunkType::Records) && !(c.flags & kChunkZstd)) {
             out.write_stored(pack_chunk(ChunkType::Records, c.payload));
             ++r.chunks_compressed;

@@ -20,12 +20,16 @@
 #include <cstdint>
 #include <string>
 
+#include "core/format.h"
+
 namespace kprof {
 
 struct CompactResult {
   uint64_t bytes_before = 0, bytes_after = 0;
   uint64_t chunks_compressed = 0;
 };
-CompactResult compact_records(const std::string& path);
+// `perf_records` decodes PerfRecords chunks (perfabi::decode_spool): each
+// becomes a compressed Records chunk.
+CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_records = {});
 
 }  // namespace kprof

@@ -121,6 +121,8 @@ const char* chunk_type_name(uint16_t type) {
       return "end";
     case ChunkType::Stacks:
       return "stacks";
+    case ChunkType::PerfRecords:
+      return "perf-records";
   }
   return "unknown";
 }

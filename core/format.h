@@ -56,14 +56,15 @@ inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
 inline constexpr uint16_t kChunkZstd = 1;
 
 enum class ChunkType : uint16_t {
-  Meta = 1,       // RunInfo
-  Kallsyms = 2,   // /proc/kallsyms text at record start
-  Modules = 3,    // /proc/modules text
-  Records = 4,    // encoded Sample/Mmap/Comm/Fork/Exit/Lost (records.h)
-  Summary = 5,    // Summary
-  Histogram = 6,  // Histogram (symbolized)
-  End = 7,        // empty; the file is complete
-  Stacks = 8,     // Stacks (symbolized call stacks; -g profiles, in place of Histogram)
+  Meta = 1,         // RunInfo
+  Kallsyms = 2,     // /proc/kallsyms text at record start
+  Modules = 3,      // /proc/modules text
+  Records = 4,      // encoded Sample/Mmap/Comm/Fork/Exit/Lost (records.h)
+  Summary = 5,      // Summary
+  Histogram = 6,    // Histogram (symbolized)
+  End = 7,          // empty; the file is complete
+  Stacks = 8,       // Stacks (symbolized call stacks; -g profiles, in place of Histogram)
+  PerfRecords = 9,  // perf records as the kernel wrote them (perfabi/spool.h)
 };
 const char* chunk_type_name(uint16_t type);
 
@@ -201,8 +202,14 @@ class ProfileReader {
 // kprof::Error for header problems and when no Meta chunk could be read.
 // When a file holds several Meta, Summary or Histogram chunks (appended
 // later), the last one wins.
+// Decodes a PerfRecords chunk's payload into a sink: perfabi::decode_spool
+// (core does not know perf's record layout; perfabi::reading() sets it).
+using ChunkDecoder = std::function<void(std::span<const uint8_t>, RecordSink&)>;
 struct LoadOptions {
   RecordSink* records = nullptr;
+  // For PerfRecords chunks (a recording's, until it ends); without it such a
+  // chunk ends the walk as damage ("needs perfabi") when its records are read.
+  ChunkDecoder perf_records;
   // Fill `counted` even when the histogram is usable, with every user
   // address (to name them: kprof symbolize). Otherwise `counted` (cut short)
   // holds user samples by mapping, as a report names them: [unknown] per image.

@@ -363,15 +363,29 @@ Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
     count = !types || records_needed(*types);
   }
   std::optional<AddressAggregator> agg;  // made at the first Records chunk: after Meta
+  auto decode = [&](const Chunk& c, RecordSink& sink) {
+    if (c.type == static_cast<uint16_t>(ChunkType::Records)) {
+      decode_records(c.payload, sink);
+    } else if (options.perf_records) {
+      options.perf_records(c.payload, sink);
+    } else {
+      throw Error("records in perf's layout, and no decoder given (internal: perfabi::reading)");
+    }
+  };
   auto count_records = [&](const Chunk& c) {
     // Counted for a report (user addresses by mapping: this file's user
     // functions are not named) unless asked for every address.
     if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);
-    decode_records(c.payload, *agg);
+    decode(c, *agg);
+  };
+  auto is_records = [](uint16_t type) {
+    return type == static_cast<uint16_t>(ChunkType::Records) ||
+           type == static_cast<uint16_t>(ChunkType::PerfRecords);
   };
   auto want = [&](uint16_t type) {
     switch (static_cast<ChunkType>(type)) {
       case ChunkType::Records:
+      case ChunkType::PerfRecords:
         return options.records != nullptr || count;
       case ChunkType::Meta:  // the last one wins (kprof import writes it again at the end)
       case ChunkType::Kallsyms:
@@ -397,7 +411,8 @@ Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
         p.modules = text(c);
         break;
       case ChunkType::Records:
-        if (options.records) decode_records(c.payload, *options.records);
+      case ChunkType::PerfRecords:
+        if (options.records) decode(c, *options.records);
         if (count) count_records(c);
         break;
       case ChunkType::Summary:
@@ -421,8 +436,7 @@ Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
   if (!count && !p.histogram_usable() && options.records == nullptr && reader.rewindable()) {
     // The headers promised a histogram that did not read (damage before it):
     // count the records up to the damage after all.
-    reader.for_each_chunk([](uint16_t t) { return t == static_cast<uint16_t>(ChunkType::Records); },
-                          count_records);
+    reader.for_each_chunk(is_records, count_records);
     count = true;
   }
   if (count && (options.count_records || !p.histogram_usable())) {

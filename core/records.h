@@ -70,6 +70,19 @@ class RecordEncoder {
   size_t count_ = 0;
 };
 
+// A RecordSink that encodes what it is given (compact_records: perf records
+// decoded into a Records chunk).
+class EncodingSink : public RecordSink {
+ public:
+  void on_sample(const Sample& s) override { encoder.add(s); }
+  void on_mmap(const Mmap& m) override { encoder.add(m); }
+  void on_comm(const Comm& c) override { encoder.add(c); }
+  void on_fork(const Fork& f) override { encoder.add_fork(f); }
+  void on_exit(const Fork& f) override { encoder.add_exit(f); }
+  void on_lost(const Lost& l) override { encoder.add(l); }
+  RecordEncoder encoder;
+};
+
 // Decodes one Records chunk payload, calling `sink` per record. Throws
 // kprof::Error on damage (unknown kind, truncated field, absurd callchain).
 void decode_records(std::span<const uint8_t> payload, RecordSink& sink);

@@ -13,6 +13,7 @@
 #include "core/bytes.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "perfabi/spool.h"
 
 namespace {
 
@@ -37,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The last byte picks the checksum repair (bit 0) and -g stack counting (bit 1).
   kprof::AddressAggregator sink(/*stacks=*/size > 0 && (data[size - 1] & 2));
   try {
-    kprof::Profile p = kprof::load_profile_bytes(std::move(bytes), "fuzz.kprof", &sink);
+    kprof::Profile p = kprof::load_profile_bytes(std::move(bytes), "fuzz.kprof",
+                                                 kprof::perfabi::reading({.records = &sink}));
     // What report does next with a loaded profile.
     const auto ks = kprof::KernelSymbols::parse(p.kallsyms, p.modules);
     kprof::NullUserResolver null;

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "perfabi/perf_record.h"
 #include "core/error.h"
+#include "perfabi/perf_record.h"
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "perfabi/spool.h"
 #include "tests/support/sampling.h"
 
 namespace kprof::collector {
@@ -55,9 +56,9 @@ class RecorderTest : public ::testing::Test {
     Result r;
     Recorder rec(opt);
     ProfileWriter w = ProfileWriter::create(path_);
-    r.summary = rec.run(w, &r.agg);
+    r.summary = rec.run(w);
     w.write_end();
-    r.profile = load_profile(path_);
+    r.profile = load_profile(path_, perfabi::reading({.records = &r.agg}));
     return r;
   }
   std::string path_;
@@ -155,9 +156,8 @@ TEST_F(RecorderTest, MissingCommandIsCleanError) {
   opt.command = {"/nonexistent/kprof-no-such-program"};
   Recorder rec(opt);
   ProfileWriter w = ProfileWriter::create(path_);
-  AddressAggregator agg;
   try {
-    rec.run(w, &agg);
+    rec.run(w);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),

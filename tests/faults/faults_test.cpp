@@ -19,6 +19,7 @@
 #include "core/compact.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "perfabi/spool.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"
 #include "tests/support/sampling.h"
@@ -77,7 +78,7 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
 
   Process kprof = Process::start(record_argv(out, {program("kprof_prog_hotcold"), "30"}),
                                  logs_.path(), {.new_process_group = true});
-  ASSERT_TRUE(wait_for_chunk(out, ChunkType::Records, 10s)) << "no Records chunk after 10 s";
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 10s)) << "no Records chunk after 10 s";
   const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
   ASSERT_FALSE(workload.empty());
   ASSERT_GT(fill_disk(mnt), 0u) << "the 3 MB tmpfs was already full";
@@ -96,7 +97,7 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   SampleCounter counter;
   Profile p;
   try {
-    p = load_profile(out, &counter);
+    p = load_profile(out, perfabi::reading({.records = &counter}));
   } catch (const Error& e) {
     FAIL() << "the profile cut short by a full disk must load: " << e.what();
   }
@@ -111,7 +112,7 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   std::filesystem::remove(mnt + "/filler");
   RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 60);
   ASSERT_EQ(s.exit_code, 0) << s.describe();
-  Profile done = load_profile(out);
+  Profile done = load_profile(out, perfabi::reading());
   EXPECT_TRUE(done.status.complete) << done.status.problem;
   ASSERT_TRUE(done.histogram.has_value());
   EXPECT_EQ(done.histogram->total_samples(), counter.samples);
@@ -129,7 +130,7 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
   Process kprof = Process::start({kprof_binary(), "record", "-a", "-F", rate, "-o", out, "--",
                                   program("kprof_prog_hotcold"), "30"},
                                  logs_.path(), {.new_process_group = true});
-  ASSERT_TRUE(wait_for_chunk(out, ChunkType::Records, 10s)) << "no Records chunk after 10 s";
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 10s)) << "no Records chunk after 10 s";
   std::this_thread::sleep_for(1500ms);  // several chunks, one maybe half written
   const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
   kprof.signal(SIGKILL);
@@ -137,7 +138,7 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
   RunResult killed = kprof.wait(10);
   ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << killed.describe();
 
-  const Profile p = load_profile(out);
+  const Profile p = load_profile(out, perfabi::reading());
   EXPECT_FALSE(p.status.complete);
   ASSERT_TRUE(p.counted);
   EXPECT_GT(p.counted->samples, 1000u) << p.status.problem;
@@ -150,7 +151,7 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
 
   RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 120);
   ASSERT_EQ(s.exit_code, 0) << s.describe();
-  const Profile done = load_profile(out);
+  const Profile done = load_profile(out, perfabi::reading());
   EXPECT_TRUE(done.status.complete) << done.status.problem;
   ASSERT_TRUE(done.histogram.has_value());
   EXPECT_EQ(done.histogram->total_samples(), p.counted->samples);
@@ -196,7 +197,7 @@ TEST_F(Faults, NoRoomToCompressKeepsTheCompleteProfile) {
     EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_bytes(out), before);
-  const Profile p = load_profile(out);
+  const Profile p = load_profile(out, perfabi::reading());
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(mnt)) ++entries;
@@ -319,7 +320,7 @@ TEST_F(Faults, UnprivilegedUserRecordsUserSpaceWithANotice) {
   EXPECT_NE(said[0].find("sysctl"), std::string::npos) << "the notice says how to allow it\n"
                                                        << said[0];
 
-  Profile p = load_profile(out);
+  Profile p = load_profile(out, perfabi::reading());
   ASSERT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_TRUE(p.run.event.exclude_kernel);
   EXPECT_EQ(lines_mentioning(p.run.notices, "perf_event_paranoid").size(), 1u)
@@ -388,7 +389,7 @@ TEST_F(Faults, KptrRestrictOneStillNamesKernelFunctionsForRoot) {
   RunResult r = record_with_kptr_restrict("1", out, logs_.path(), &setup);
   KPROF_REQUIRE_ROOT_SETUP(setup.empty(), setup);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  Profile p = load_profile(out);
+  Profile p = load_profile(out, perfabi::reading());
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
   EXPECT_TRUE(lines_mentioning(p.run.notices, "kptr_restrict").empty())
@@ -410,7 +411,7 @@ TEST_F(Faults, KptrRestrictTwoKeepsKernelSamplesUnnamedWithANotice) {
   EXPECT_EQ(lines_mentioning(r.err_lines(), "kptr_restrict").size(), 1u)
       << "the notice is shown while recording\n"
       << r.describe();
-  Profile p = load_profile(out);
+  Profile p = load_profile(out, perfabi::reading());
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
   ASSERT_TRUE(p.kallsyms.starts_with("0000000000000000")) << "kallsyms was not hidden";

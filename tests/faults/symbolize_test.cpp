@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/format.h"
+#include "perfabi/spool.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"
 #include "tests/support/sampling.h"
@@ -39,7 +40,7 @@ class Symbolize : public ::testing::Test {
   uint64_t record_and_kill(const std::vector<std::string>& cmd) {
     Process kprof = Process::start(record_argv(cmd), dir_.path(), {.new_process_group = true});
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (count_chunks(out_, ChunkType::Records) == 0 &&
+    while (count_chunks(out_, ChunkType::PerfRecords) == 0 &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(50ms);
     }
@@ -49,7 +50,7 @@ class Symbolize : public ::testing::Test {
     RunResult r = kprof.wait(10);
     EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.describe();
     SampleCounter counter;
-    Profile p = load_profile(out_, &counter);
+    Profile p = load_profile(out_, perfabi::reading({.records = &counter}));
     EXPECT_FALSE(p.status.complete);
     EXPECT_FALSE(p.histogram.has_value());
     return counter.samples;
@@ -84,7 +85,7 @@ TEST_F(Symbolize, NamesUserFunctionsOfARecordingKilledWithSigkill) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(lines_mentioning(r.err_lines(), "cut short").size(), 1u) << r.describe();
 
-  Profile p = load_profile(out_);
+  Profile p = load_profile(out_, perfabi::reading());
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_EQ(p.status.good_bytes, p.status.file_bytes);
   ASSERT_TRUE(p.histogram.has_value());
@@ -98,7 +99,7 @@ TEST_F(Symbolize, NamesUserFunctionsOfARecordingKilledWithSigkill) {
   ASSERT_EQ(rep.exit_code, 0) << rep.describe();
   EXPECT_NE(rep.out.find("kprof_hot"), std::string::npos) << rep.describe();
   ASSERT_EQ(symbolize().exit_code, 0);
-  Profile again = load_profile(out_);
+  Profile again = load_profile(out_, perfabi::reading());
   EXPECT_TRUE(again.status.complete);
   EXPECT_EQ(again.histogram, p.histogram);
 }
@@ -111,7 +112,7 @@ TEST_F(Symbolize, ChangedBinaryIsDetectedAndKeepsTheRecordedNames) {
   RunResult rec = e2e::run(record_argv({prog, "1"}), dir_.path(), 60);
   ASSERT_EQ(rec.exit_code, 0) << rec.describe();
   SampleCounter counter;
-  Profile before = load_profile(out_, &counter);
+  Profile before = load_profile(out_, perfabi::reading({.records = &counter}));
   ASSERT_TRUE(before.histogram.has_value());
   bool has_build_id = false;
   for (const Mmap& m : counter.mmaps) has_build_id |= m.filename == prog && !m.build_id.empty();
@@ -126,7 +127,7 @@ TEST_F(Symbolize, ChangedBinaryIsDetectedAndKeepsTheRecordedNames) {
   auto warned = lines_mentioning(lines_mentioning(r.err_lines(), prog), "build-id");
   EXPECT_EQ(warned.size(), 1u) << r.describe();
 
-  Profile after = load_profile(out_);
+  Profile after = load_profile(out_, perfabi::reading());
   EXPECT_TRUE(after.status.complete) << after.status.problem;
   ASSERT_TRUE(after.histogram.has_value());
   EXPECT_EQ(after.histogram->total_samples(), before.histogram->total_samples());
@@ -151,7 +152,7 @@ TEST_F(Symbolize, DeletedBinaryWarnsAndKeepsItsSamplesUnnamed) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_GE(lines_mentioning(r.err_lines(), prog).size(), 1u) << r.describe();
 
-  Profile p = load_profile(out_);
+  Profile p = load_profile(out_, perfabi::reading());
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   ASSERT_TRUE(p.histogram.has_value());
   EXPECT_EQ(p.histogram->total_samples(), samples);

@@ -1,0 +1,61 @@
+// The PerfRecords chunk: perf records kept as the kernel wrote them.
+//
+// At high rates every CPU takes ~100k sampling interrupts a second, and
+// under that storm any per-sample work in kprof's drain loop (decoding,
+// sorting, encoding, counting) ran 5x slower than quiet, enough to make the
+// rings overflow where perf, which only copies ring bytes, kept up. So kprof
+// record copies ring bytes too: a Spool collects each ring's new records as
+// one block, and the recorder writes the spool as a PerfRecords chunk
+// (uncompressed). When recording ends they are decoded at quiet-machine
+// speed: into the aggregator, and by compact_records (core/compact.h) into
+// compressed Records chunks. A file cut short keeps its PerfRecords chunks;
+// every reader decodes them with decode_spool (LoadOptions::perf_records).
+//
+// Payload: u64 sample_type, u8 sample_id_all, u64 read_format (the
+// SampleLayout), then blocks: u32 byte count, then that many bytes of whole
+// perf records of one ring, in the ring's (time) order.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/format.h"
+#include "core/model.h"
+#include "perfabi/perf_record.h"
+
+namespace kprof::perfabi {
+
+class Spool {
+ public:
+  explicit Spool(const SampleLayout& layout) : layout_(layout) { start(); }
+  // Appends one whole perf record (header included) to the current block,
+  // counting samples, losses and throttles from the header alone.
+  void add(std::span<const uint8_t> rec);
+  void end_block();  // the current ring's records are done
+  size_t size() const { return buf_.size(); }
+  bool empty() const { return records_ == 0; }
+  std::vector<uint8_t> take();  // the chunk payload; starts the next one
+
+  uint64_t samples = 0, lost = 0, throttled = 0;  // since construction
+
+ private:
+  void start();
+  SampleLayout layout_;
+  std::vector<uint8_t> buf_;
+  size_t block_ = 0;  // offset of the current block's length field
+  size_t records_ = 0;
+};
+
+// Decodes a PerfRecords payload into `sink`: every block's records merged
+// by time (stably: ties keep block order), so side-band records and samples
+// of different CPUs come in the order they happened. A record whose fields
+// do not fit is skipped (counted in *damaged when given); a block or record
+// length that does not fit the payload throws kprof::Error.
+void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr);
+
+// `options` with perf_records set to decode_spool: what readers of kprof's
+// own recordings pass to load_profile and compact_records.
+LoadOptions reading(LoadOptions options = {});
+
+}  // namespace kprof::perfabi

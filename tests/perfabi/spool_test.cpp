@@ -1,0 +1,99 @@
+// The PerfRecords chunk: ring bytes spooled as they are, counted from their
+// headers, decoded later with every ring's records merged by time.
+#include "perfabi/spool.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "tests/perfabi/perf_record_builder.h"
+
+namespace kprof::perfabi {
+namespace {
+
+using namespace testing;
+
+TEST(Spool, CountsFromHeadersAndMergesRingsByTime) {
+  Spool spool(kLayout);
+  // Ring 0 and ring 1, each in its own time order, interleaved in time.
+  for (uint64_t t : {100, 300, 500}) spool.add(sample_record(0x1000 + t, t, PERF_RECORD_MISC_USER));
+  spool.add(PerfRecord(PERF_RECORD_LOST).u64(1).u64(17).trailer(0, 0, 550, 0).done());
+  spool.end_block();
+  spool.add(
+      PerfRecord(PERF_RECORD_COMM).u32(10).u32(10).str("worker").trailer(10, 10, 200, 1).done());
+  for (uint64_t t : {250, 400}) spool.add(sample_record(0x2000 + t, t, PERF_RECORD_MISC_KERNEL));
+  spool.add(PerfRecord(PERF_RECORD_LOST_SAMPLES).u64(4).trailer(0, 0, 450, 1).done());
+  spool.add(PerfRecord(PERF_RECORD_THROTTLE).u64(460).u64(1).u64(1).trailer(0, 0, 460, 1).done());
+  spool.end_block();
+  EXPECT_EQ(spool.samples, 5u);
+  EXPECT_EQ(spool.lost, 21u);
+  EXPECT_EQ(spool.throttled, 1u);
+  EXPECT_FALSE(spool.empty());
+
+  const std::vector<uint8_t> payload = spool.take();
+  EXPECT_TRUE(spool.empty());
+  struct Order : Collect {
+    std::vector<uint64_t> times;
+    uint64_t throttles = 0;
+    void on_sample(const Sample& s) override {
+      Collect::on_sample(s);
+      times.push_back(s.time);
+    }
+    void on_comm(const Comm& c) override {
+      Collect::on_comm(c);
+      times.push_back(c.time);
+    }
+    void on_lost(const Lost& l) override {
+      Collect::on_lost(l);
+      times.push_back(l.time);
+    }
+    void on_throttle(uint64_t) override { ++throttles; }
+  } sink;
+  uint64_t damaged = 0;
+  decode_spool(payload, sink, &damaged);
+  EXPECT_EQ(damaged, 0u);
+  EXPECT_EQ(sink.times, (std::vector<uint64_t>{100, 200, 250, 300, 400, 450, 500, 550}));
+  ASSERT_EQ(sink.samples.size(), 5u);
+  EXPECT_EQ(sink.samples[1].ip, 0x2000u + 250);
+  EXPECT_EQ(sink.samples[1].mode, Mode::Kernel);
+  ASSERT_EQ(sink.comms.size(), 1u);
+  EXPECT_EQ(sink.comms[0].comm, "worker");
+  EXPECT_EQ(sink.lost.size(), 2u);
+  EXPECT_EQ(sink.throttles, 1u);
+
+  // The next chunk starts afresh (its own layout header, no old blocks).
+  spool.add(sample_record(0x3000, 900, PERF_RECORD_MISC_USER));
+  Collect next;
+  decode_spool(spool.take(), next);
+  ASSERT_EQ(next.samples.size(), 1u);
+  EXPECT_EQ(next.samples[0].ip, 0x3000u);
+}
+
+TEST(Spool, DamageIsOneRecordOrTheChunk) {
+  Spool spool(kLayout);
+  spool.add(sample_record(0x1000, 100, PERF_RECORD_MISC_USER));
+  // A sample too short for its fields: skipped and counted.
+  spool.add(PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER).u64(0x1).done());
+  spool.add(sample_record(0x1010, 200, PERF_RECORD_MISC_USER));
+  std::vector<uint8_t> payload = spool.take();
+  Collect c;
+  uint64_t damaged = 0;
+  decode_spool(payload, c, &damaged);
+  EXPECT_EQ(c.samples.size(), 2u);
+  EXPECT_EQ(damaged, 1u);
+
+  // A block longer than the chunk, a record longer than its block, a cut header.
+  for (size_t cut : {payload.size() - 1, size_t{17 + 4 + 7}, size_t{17 + 2}}) {
+    SCOPED_TRACE(cut);
+    std::vector<uint8_t> bad(payload.begin(), payload.begin() + static_cast<long>(cut));
+    Collect d;
+    EXPECT_THROW(decode_spool(bad, d), Error);
+  }
+  std::vector<uint8_t> lying = payload;
+  lying[17 + 4 + 6] = 0xff;  // the first record claims 255+ bytes
+  lying[17 + 4 + 7] = 0x7f;
+  Collect e;
+  EXPECT_THROW(decode_spool(lying, e), Error);
+}
+
+}  // namespace
+}  // namespace kprof::perfabi
