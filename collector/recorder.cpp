@@ -32,12 +32,10 @@ constexpr uint64_t kChunkNs = 1'000'000'000;
 constexpr uint64_t kProgressNs = 500'000'000;
 constexpr int kPollMs = 100;
 
-// What kprof writes while recording: the records it makes itself (what
-// already ran, from /proc) encoded, and the rings' perf records as they are
+// What kprof writes while recording: the rings' perf records as they are
 // (perfabi/spool.h).
 struct Output {
   explicit Output(const SampleLayout& layout) : spool(layout) {}
-  RecordEncoder encoder;
   perfabi::Spool spool;
 };
 

@@ -9,9 +9,10 @@
 // leaves, core/stacks.h), End. The Kallsyms chunk is left out at the start
 // when this boot's cache holds the snapshot (RunInfo::kallsyms_digest); one
 // Kallsyms chunk of the lines the samples need then comes before Histogram
-// (core/kallsyms_subset.h). Readers take the last one. Records chunks are
-// written while recording (uncompressed, compressed once it ends:
-// core/compact.h), so a file cut
+// (core/kallsyms_subset.h). Readers take the last one. While recording,
+// the rings' perf records are written as PerfRecords chunks (undecoded,
+// uncompressed: perfabi/spool.h); when it ends they become compressed
+// Records chunks (core/compact.h). Either way they are written as they come, so a file cut
 // short (kill -9, full disk) still reads up to its last complete chunk; the
 // reader says where it stopped and why. Unknown chunk types are skipped, so
 // new chunk types do not need a version bump; a changed encoding of an
