@@ -37,10 +37,11 @@ struct ProfileReader::Source {
 
   // Up to n bytes; fewer only at the end.
   size_t read(uint8_t* out, size_t n) {
+    if (n == 0) return 0;  // an empty payload: `out` may be null
     size_t done = 0;
     if (memory) {
       const size_t k = pos < mem.size() ? std::min<size_t>(n, mem.size() - pos) : 0;
-      std::memcpy(out, mem.data() + pos, k);
+      if (k != 0) std::memcpy(out, mem.data() + pos, k);
       pos += k;
       return k;
     }
