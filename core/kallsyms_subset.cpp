@@ -1,9 +1,10 @@
 #include "core/kallsyms_subset.h"
 
+#include "core/kernel_symbols.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <tuple>
@@ -11,8 +12,7 @@
 namespace kprof {
 namespace {
 
-// The same reading of a line as KernelSymbols::parse (core/kernel_symbols.cpp):
-// "ADDR TYPE NAME" or "ADDR TYPE NAME [MODULE]", fields split by blanks.
+// A kallsyms line as KernelSymbols reads it, with its text kept.
 struct Line {
   std::string_view text;
   uint64_t addr = 0;
@@ -20,112 +20,19 @@ struct Line {
   std::string_view name, module;  // module "[name]" or ""
 };
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
-
-bool is_bracketed(std::string_view s) {
-  return s.size() >= 3 && s.front() == '[' && s.back() == ']';
-}
-
-bool parse_hex(std::string_view s, uint64_t* out) {
-  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out, 16);
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
-// Up to 5 blank-separated fields (5 means "too many").
-size_t split(std::string_view line, std::array<std::string_view, 5>& f) {
-  size_t n = 0, i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    size_t j = i;
-    while (j < line.size() && !is_blank(line[j])) ++j;
-    if (j > i) {
-      if (n == f.size()) return n;
-      f[n++] = line.substr(i, j - i);
-    }
-    i = j;
-  }
-  return n;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The layout the kernel prints on 64-bit ("%px %c %s", then "\t[%s]"),
-// without splitting the line; anything else goes to parse_line's general
-// path, which reads these lines alike.
-bool parse_usual_line(std::string_view line, Line* out) {
-  if (line.size() < 20 || line[16] != ' ' || line[18] != ' ' || is_blank(line[17])) return false;
-  uint64_t addr = 0;
-  for (size_t i = 0; i < 16; ++i) {
-    const int d = hex_digit(line[i]);
-    if (d < 0) return false;
-    addr = addr << 4 | static_cast<uint64_t>(d);
-  }
-  const std::string_view rest = line.substr(19);
-  const size_t tab = rest.find('\t');
-  const std::string_view name = rest.substr(0, tab);
-  std::string_view module;
-  if (tab != std::string_view::npos) {
-    module = rest.substr(tab + 1);
-    if (!is_bracketed(module) || std::any_of(module.begin(), module.end(), is_blank)) return false;
-  }
-  if (name.empty() || std::any_of(name.begin(), name.end(), is_blank)) return false;
-  *out = {line, addr, line[17], name, module};
-  return true;
-}
-
 bool parse_line(std::string_view text, Line* out) {
-  if (parse_usual_line(text, out)) return true;
-  std::array<std::string_view, 5> f;
-  const size_t n = split(text, f);
-  if (n < 3 || n > 4 || f[1].size() != 1 || !parse_hex(f[0], &out->addr) ||
-      (n == 4 && !is_bracketed(f[3]))) {
-    return false;
-  }
-  out->text = text;
-  out->type = f[1][0];
-  out->name = f[2];
-  out->module = n == 4 ? f[3] : std::string_view();
+  kallsyms::Line k;
+  if (!kallsyms::parse_line(text, &k)) return false;
+  *out = {text, k.addr, k.type, k.name, k.module};
   return true;
 }
 
 bool is_function(char type) {
-  return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-// KernelSymbols' preference among aliases at one address (see binding_rank
-// in kernel_symbols.cpp): global, weak, local; fewer leading underscores;
-// the greater name.
-int binding_rank(char type) {
-  switch (type) {
-    case 'T':
-      return 0;
-    case 'W':
-      return 1;
-    case 't':
-      return 2;
-    default:
-      return 3;
-  }
-}
-
-size_t leading_underscores(std::string_view s) {
-  size_t n = 0;
-  while (n < s.size() && s[n] == '_') ++n;
-  return n;
+  return kallsyms::is_function(type);
 }
 
 bool better_alias(const Line& a, const Line& b) {
-  return std::forward_as_tuple(binding_rank(a.type), leading_underscores(a.name), b.name) <
-         std::forward_as_tuple(binding_rank(b.type), leading_underscores(b.name), a.name);
+  return kallsyms::better_alias(a.type, a.name, b.type, b.name);
 }
 
 struct Sym {
@@ -145,22 +52,12 @@ std::vector<Range> module_ranges(std::string_view modules) {
     const size_t nl = modules.find('\n');
     const std::string_view line = modules.substr(0, nl);
     modules.remove_prefix(nl == std::string_view::npos ? modules.size() : nl + 1);
-    std::array<std::string_view, 8> f;
-    size_t n = 0, i = 0;
-    while (i < line.size() && n < f.size()) {
-      while (i < line.size() && is_blank(line[i])) ++i;
-      size_t j = i;
-      while (j < line.size() && !is_blank(line[j])) ++j;
-      if (j > i) f[n++] = line.substr(i, j - i);
-      i = j;
-    }
-    uint64_t size = 0, addr = 0;
-    if (n < 6 || !parse_hex(f[5], &addr)) continue;
-    auto [p, ec] = std::from_chars(f[1].data(), f[1].data() + f[1].size(), size, 10);
-    if (ec != std::errc() || p != f[1].data() + f[1].size()) continue;
+    kallsyms::ModuleLine m;
+    if (!kallsyms::parse_module_line(line, &m)) continue;
+    const uint64_t addr = m.addr, size = m.size;
     if (addr == 0 || size == 0 || addr + size < addr) continue;
     std::string name(1, '[');
-    name.append(f[0]).push_back(']');
+    name.append(m.name).push_back(']');
     out.push_back({addr, addr + size, std::move(name)});
   }
   std::sort(out.begin(), out.end(),

@@ -152,6 +152,41 @@ bool split_line(std::string_view line, KallsymsLine* out, bool* blank) {
 
 }  // namespace
 
+namespace kallsyms {
+
+bool parse_line(std::string_view text, Line* out, bool* blank) {
+  KallsymsLine l;
+  bool empty = false;
+  if (!parse_usual_line(text, &l) && !split_line(text, &l, &empty)) {
+    if (blank) *blank = empty;
+    return false;
+  }
+  if (blank) *blank = false;
+  *out = {l.addr, l.type, l.name, l.module};
+  return true;
+}
+
+bool is_function(char type) {
+  return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+bool parse_module_line(std::string_view text, ModuleLine* out, bool* blank) {
+  const auto f = split_fields(text);
+  if (blank) *blank = f.empty();
+  if (f.size() < 6 || !parse_u64(f[1], 10, &out->size) || !parse_u64(f[5], 16, &out->addr)) {
+    return false;
+  }
+  out->name = f[0];
+  return true;
+}
+
+bool better_alias(char a_type, std::string_view a_name, char b_type, std::string_view b_name) {
+  return std::forward_as_tuple(binding_rank(a_type), leading_underscores(a_name), b_name) <
+         std::forward_as_tuple(binding_rank(b_type), leading_underscores(b_name), a_name);
+}
+
+}  // namespace kallsyms
+
 std::string_view KernelSymbols::name_at(uint32_t offset) const {
   return std::string_view(names_.c_str() + offset);
 }
@@ -189,7 +224,7 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
     }
     any_line = true;
     any_nonzero |= line.addr != 0;
-    if (line.type != 't' && line.type != 'T' && line.type != 'w' && line.type != 'W') return;
+    if (!kallsyms::is_function(line.type)) return;
     if (line.addr == 0) return;
     uint32_t module = 0;
     if (!line.module.empty()) {
@@ -236,15 +271,15 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
 
   // /proc/modules: "name size refcount deps state 0xaddr [taints]".
   for_each_line(modules, [&](std::string_view line) {
-    const auto f = split_fields(line);
-    if (f.empty()) return;
-    uint64_t size = 0, addr = 0;
-    if (f.size() < 6 || !parse_u64(f[1], 10, &size) || !parse_u64(f[5], 16, &addr)) {
-      ++ks.skipped_;
+    kallsyms::ModuleLine m;
+    bool blank = false;
+    if (!kallsyms::parse_module_line(line, &m, &blank)) {
+      if (!blank) ++ks.skipped_;
       return;
     }
+    const uint64_t addr = m.addr, size = m.size;
     if (addr == 0 || size == 0 || addr + size < addr) return;  // hidden or absurd
-    ks.ranges_.push_back({addr, addr + size, image_for("[" + std::string(f[0]) + "]")});
+    ks.ranges_.push_back({addr, addr + size, image_for("[" + std::string(m.name) + "]")});
   });
   std::sort(ks.ranges_.begin(), ks.ranges_.end(),
             [](const Range& a, const Range& b) { return a.start < b.start; });

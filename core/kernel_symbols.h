@@ -20,6 +20,29 @@
 
 namespace kprof {
 
+// The reading of /proc/kallsyms and /proc/modules lines that KernelSymbols
+// uses, for the code that must read them alike (core/kallsyms_subset.h).
+namespace kallsyms {
+struct Line {
+  uint64_t addr = 0;
+  char type = 0;
+  std::string_view name, module;  // module "[name]" or ""
+};
+// "ADDR TYPE NAME" or "ADDR TYPE NAME [MODULE]"; false for a malformed or
+// blank line (*blank says which).
+bool parse_line(std::string_view text, Line* out, bool* blank = nullptr);
+bool is_function(char type);  // t, T, w, W
+// Which alias of one address KernelSymbols names it by: global, weak, local;
+// then fewer leading underscores; then the greater name (what perf shows).
+bool better_alias(char a_type, std::string_view a_name, char b_type, std::string_view b_name);
+// "name size refcount deps state 0xaddr [taints]".
+struct ModuleLine {
+  std::string_view name;
+  uint64_t size = 0, addr = 0;
+};
+bool parse_module_line(std::string_view text, ModuleLine* out, bool* blank = nullptr);
+}  // namespace kallsyms
+
 class KernelSymbols {
  public:
   struct Hit {
