@@ -26,13 +26,14 @@ CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_
             EncodingSink sink;
             perf_records(c.payload, sink);
             if (!sink.encoder.empty()) {
-              out.write_stored(pack_chunk(ChunkType::Records, sink.encoder.take()));
+              out.write_stored(
+                  pack_chunk(ChunkType::Records, sink.encoder.take(), true, kZstdCompact));
             }
             ++r.chunks_compressed;
             return;
           }
           if (c.type == static_cast<uint16_t>(ChunkType::Records) && !(c.flags & kChunkZstd)) {
-            out.write_stored(pack_chunk(ChunkType::Records, c.payload));
+            out.write_stored(pack_chunk(ChunkType::Records, c.payload, true, kZstdCompact));
             ++r.chunks_compressed;
             return;
           }

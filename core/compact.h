@@ -7,7 +7,7 @@
 // loop was half of kprof's CPU and the reason rings overflowed. Once the
 // events are disabled the same work is cheap: compact_records() copies the
 // complete profile at `path` chunk by chunk to a temporary file beside it,
-// compressing each uncompressed Records chunk (zstd fast level; kept as it
+// compressing each uncompressed Records chunk (zstd kZstdCompact; kept as it
 // is where that does not make it smaller) and copying every other chunk's
 // stored bytes unchanged, then renames it over `path`. Memory: one chunk.
 //

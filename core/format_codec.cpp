@@ -5,8 +5,11 @@
 // blobs with their own field count. A reader takes the fields it knows and
 // ignores the rest, and fields missing from an older writer keep their
 // defaults, so appending a field at the end needs no version bump.
+#include <algorithm>
 #include <bit>
+#include <iterator>
 #include <string>
+#include <tuple>
 
 #include "core/bytes.h"
 #include "core/error.h"
@@ -288,6 +291,115 @@ Histogram decode_histogram(std::span<const uint8_t> data) {
     }
   }
   if (!h.rows.empty() && h.images.empty()) f.r.fail("rows without images");
+  return h;
+}
+
+// Histogram, column layout: struct fields 1 images, 2 the row count, 3 the
+// period a sample typically stands for (P: total period / total samples),
+// 4 the columns (a count, then each as varint length + bytes; a reader
+// ignores columns it does not know). Rows are stored sorted by image and
+// peak address, so neighbours in the binary sit together:
+//   0 names          str per row
+//   1 images         varint per row: minus the previous row's image
+//   2 modes          u8 per row
+//   3 samples        varint per row
+//   4 periods        svarint per row: minus samples * P (0 for a timer)
+//   5 peak misses    varint per row: samples minus peak_samples
+//   6 peak ips       svarint per row: minus the previous row's peak ip
+//   7 flags          u8 per row: bit 0 peak_after_irq_enable
+namespace {
+constexpr const char* kHistogramColumns[] = {
+    "profile chunk 'histogram' column 'names'",    "profile chunk 'histogram' column 'images'",
+    "profile chunk 'histogram' column 'modes'",    "profile chunk 'histogram' column 'samples'",
+    "profile chunk 'histogram' column 'periods'",  "profile chunk 'histogram' column 'peak misses'",
+    "profile chunk 'histogram' column 'peak ips'", "profile chunk 'histogram' column 'flags'"};
+constexpr size_t kHistogramColumnCount = std::size(kHistogramColumns);
+
+uint64_t typical_period(const Histogram& h) {
+  uint64_t samples = 0, period = 0;
+  for (const auto& row : h.rows) samples += row.samples, period += row.period;
+  return samples == 0 ? 0 : period / samples;
+}
+}  // namespace
+
+std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
+  std::vector<const FunctionCount*> rows;
+  rows.reserve(h.rows.size());
+  for (const auto& row : h.rows) rows.push_back(&row);
+  std::sort(rows.begin(), rows.end(), [](const FunctionCount* a, const FunctionCount* b) {
+    return std::tie(a->image, a->peak_ip, a->function, a->mode) <
+           std::tie(b->image, b->peak_ip, b->function, b->mode);
+  });
+  const uint64_t per_sample = typical_period(h);
+  ByteWriter col[kHistogramColumnCount];
+  uint32_t image = 0;
+  uint64_t peak_ip = 0;
+  for (const FunctionCount* row : rows) {
+    col[0].str(row->function);
+    col[1].varint(row->image - image);
+    image = row->image;
+    col[2].u8(static_cast<uint8_t>(row->mode));
+    col[3].varint(row->samples);
+    col[4].svarint(static_cast<int64_t>(row->period - row->samples * per_sample));
+    col[5].varint(row->samples - row->peak_samples);
+    col[6].svarint(static_cast<int64_t>(row->peak_ip - peak_ip));
+    peak_ip = row->peak_ip;
+    col[7].u8(row->peak_after_irq_enable ? 1 : 0);
+  }
+  FieldWriter f(4);
+  encode_images(f, h.images);
+  f.w.varint(rows.size());
+  f.w.varint(per_sample);
+  f.w.varint(kHistogramColumnCount);
+  for (const ByteWriter& c : col) f.blob(c.bytes());
+  return f.w.take();
+}
+
+Histogram decode_histogram_columns(std::span<const uint8_t> data) {
+  Histogram h;
+  FieldReader f(data, "profile chunk 'histogram'");
+  if (!f.next()) return h;
+  decode_images(f, h.images, "profile chunk 'histogram' image");
+  if (!f.next()) return h;
+  const size_t n = f.r.count(kHistogramColumnCount);
+  if (!f.next() || !f.next()) f.r.fail("rows without their columns");
+  const uint64_t per_sample = f.r.varint();
+  const uint64_t columns = f.r.varint();
+  if (columns < kHistogramColumnCount) {
+    f.r.fail(std::to_string(columns) + " columns, fewer than the " +
+             std::to_string(kHistogramColumnCount) + " of this layout");
+  }
+  std::vector<ByteReader> col;
+  for (uint64_t i = 0; i < columns; ++i) {
+    const auto bytes = f.blob();
+    if (i < kHistogramColumnCount) col.emplace_back(bytes, kHistogramColumns[i]);
+  }
+  if (n > 0 && h.images.empty()) f.r.fail("rows without images");
+  h.rows.resize(n);
+  uint64_t image = 0, peak_ip = 0;
+  for (auto& row : h.rows) {
+    row.function = col[0].str();
+    image += col[1].varint();
+    if (image >= h.images.size()) {
+      col[1].fail("row names image " + std::to_string(image) + " of " +
+                  std::to_string(h.images.size()));
+    }
+    row.image = static_cast<uint32_t>(image);
+    row.mode = decode_mode(col[2]);
+    row.samples = col[3].varint();
+    row.period = row.samples * per_sample + static_cast<uint64_t>(col[4].svarint());
+    const uint64_t misses = col[5].varint();
+    if (misses > row.samples) col[5].fail("a row's peak exceeds its samples");
+    row.peak_samples = row.samples - misses;
+    peak_ip += static_cast<uint64_t>(col[6].svarint());
+    row.peak_ip = peak_ip;
+    const uint8_t flags = col[7].u8();
+    if (flags > 1) col[7].fail("unknown row flags " + std::to_string(flags));
+    row.peak_after_irq_enable = flags & 1;
+  }
+  for (const ByteReader& c : col) {
+    if (!c.done()) c.fail(std::to_string(c.left()) + " bytes left over after the last row");
+  }
   return h;
 }
 

@@ -329,7 +329,8 @@ bool records_needed(const std::vector<uint16_t>& types) {
   bool end = false, histogram = false, stacks = false;
   for (uint16_t t : types) {
     end |= t == static_cast<uint16_t>(ChunkType::End);
-    histogram |= t == static_cast<uint16_t>(ChunkType::Histogram);
+    histogram |= t == static_cast<uint16_t>(ChunkType::Histogram) ||
+                 t == static_cast<uint16_t>(ChunkType::HistogramColumns);
     stacks |= t == static_cast<uint16_t>(ChunkType::Stacks);
   }
   return !(stacks || (histogram && end));
@@ -393,6 +394,7 @@ Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
       case ChunkType::Modules:
       case ChunkType::Summary:
       case ChunkType::Histogram:
+      case ChunkType::HistogramColumns:
       case ChunkType::Stacks:
         return true;
       default:
@@ -421,6 +423,9 @@ Profile load_profile(ProfileReader& reader, const LoadOptions& options) {
         break;
       case ChunkType::Histogram:
         p.histogram = decode_histogram(c.payload);
+        break;
+      case ChunkType::HistogramColumns:
+        p.histogram = decode_histogram_columns(c.payload);
         break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);

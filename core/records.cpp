@@ -1,6 +1,7 @@
 #include "core/records.h"
 
 #include <algorithm>
+#include <iterator>
 #include <span>
 #include <string>
 
@@ -17,28 +18,33 @@ int64_t wrap_delta(uint64_t from, uint64_t to) {
 }
 }  // namespace
 
+// Records other than samples: kind and time in their columns, fields in
+// the `other` column.
+void RecordEncoder::other(RecordKind kind, uint64_t t) {
+  col_[Kinds].u8(static_cast<uint8_t>(kind));
+  time(t);
+  ++count_;
+}
+
 void RecordEncoder::time(uint64_t t) {
-  w_.svarint(wrap_delta(last_time_, t));
+  col_[Times].svarint(wrap_delta(last_time_, t));
   last_time_ = t;
 }
 
 void RecordEncoder::add(const Sample& s) {
   const size_t n = std::min(s.callchain.size(), kMaxCallchain);
-  w_.u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
-  time(s.time);
-  w_.svarint(wrap_delta(last_ip_, s.ip));
-  last_ip_ = s.ip;
-  w_.varint(s.pid);
-  w_.svarint(wrap_delta(s.pid, s.tid));
-  w_.varint(s.cpu);
-  w_.u8(static_cast<uint8_t>(s.mode));
-  w_.svarint(wrap_delta(last_period_, s.period));
-  last_period_ = s.period;
-  if (n == 0) {
-    w_.varint(0);
-  } else {
-    chain(s, n);
-  }
+  col_[Kinds].u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
+  CpuState& cpu = cpus_[s.cpu];
+  col_[Times].svarint(wrap_delta(cpu.seen ? cpu.time + s.period : last_time_, s.time));
+  last_time_ = s.time;
+  col_[Ips].u64(s.ip);
+  col_[Cpus].varint(s.cpu);
+  col_[Pids].svarint(wrap_delta(cpu.pid, s.pid));
+  col_[Tids].svarint(wrap_delta(s.pid, s.tid));
+  col_[Modes].u8(static_cast<uint8_t>(s.mode));
+  col_[Periods].svarint(wrap_delta(cpu.period, s.period));
+  cpu = {s.time, s.period, s.pid, true};
+  if (n != 0) chain(s, n);
   ++count_;
 }
 
@@ -56,45 +62,44 @@ void RecordEncoder::chain(const Sample& s, size_t n) {
     const StoredChain& c = chains_[it->second];
     if (c.leaf == leaf && c.kernel_frames == kernel_frames &&
         std::equal(c.tail.begin(), c.tail.end(), tail.begin(), tail.end())) {
-      w_.varint((uint64_t{it->second} + 1) << 1 | leaf);
+      col_[ChainRefs].varint((uint64_t{it->second} + 1) << 1 | leaf);
       return;
     }
   }
   chain_ids_.emplace(h, static_cast<uint32_t>(chains_.size()));
   chains_.push_back({leaf, kernel_frames, {tail.begin(), tail.end()}});
-  w_.varint(uint64_t{leaf});  // index 0: a new chain follows
-  w_.varint(tail.size());
+  col_[ChainRefs].varint(uint64_t{leaf});  // index 0: a new chain follows
+  ByteWriter& w = col_[ChainIps];
+  w.varint(tail.size());
   uint64_t prev = s.ip;
   for (uint64_t ip : tail) {
-    w_.svarint(wrap_delta(prev, ip));
+    w.svarint(wrap_delta(prev, ip));
     prev = ip;
   }
-  w_.varint(kernel_frames);
+  w.varint(kernel_frames);
 }
 
 void RecordEncoder::add(const Mmap& m) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Mmap));
-  time(m.time);
-  w_.varint(m.pid);
-  w_.varint(m.tid);
-  w_.varint(m.start);
-  w_.varint(m.len);
-  w_.varint(m.pgoff);
-  w_.varint(m.prot);
-  w_.varint(m.flags);
-  w_.str(m.build_id);
-  w_.str(m.filename);
-  ++count_;
+  other(RecordKind::Mmap, m.time);
+  ByteWriter& w = col_[Other];
+  w.varint(m.pid);
+  w.varint(m.tid);
+  w.varint(m.start);
+  w.varint(m.len);
+  w.varint(m.pgoff);
+  w.varint(m.prot);
+  w.varint(m.flags);
+  w.str(m.build_id);
+  w.str(m.filename);
 }
 
 void RecordEncoder::add(const Comm& c) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Comm));
-  time(c.time);
-  w_.varint(c.pid);
-  w_.varint(c.tid);
-  w_.u8(c.exec ? 1 : 0);
-  w_.str(c.comm);
-  ++count_;
+  other(RecordKind::Comm, c.time);
+  ByteWriter& w = col_[Other];
+  w.varint(c.pid);
+  w.varint(c.tid);
+  w.u8(c.exec ? 1 : 0);
+  w.str(c.comm);
 }
 
 namespace {
@@ -107,34 +112,42 @@ void fork_fields(ByteWriter& w, const Fork& f) {
 }  // namespace
 
 void RecordEncoder::add_fork(const Fork& f) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Fork));
-  time(f.time);
-  fork_fields(w_, f);
-  ++count_;
+  other(RecordKind::Fork, f.time);
+  fork_fields(col_[Other], f);
 }
 
 void RecordEncoder::add_exit(const Fork& f) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Exit));
-  time(f.time);
-  fork_fields(w_, f);
-  ++count_;
+  other(RecordKind::Exit, f.time);
+  fork_fields(col_[Other], f);
 }
 
 void RecordEncoder::add(const Lost& l) {
-  w_.u8(static_cast<uint8_t>(RecordKind::Lost));
-  time(l.time);
-  w_.varint(l.count);
-  ++count_;
+  other(RecordKind::Lost, l.time);
+  col_[Other].varint(l.count);
+}
+
+size_t RecordEncoder::size() const {
+  size_t n = 16;
+  for (const ByteWriter& c : col_) n += c.size() + 4;
+  return n;
 }
 
 std::vector<uint8_t> RecordEncoder::take() {
+  ByteWriter out;
+  out.u8(0);  // the column layout
+  out.varint(count_);
+  out.varint(kColumns);
+  for (ByteWriter& c : col_) {
+    out.varint(c.size());
+    out.raw(c.bytes());
+    c.clear();
+  }
   last_time_ = 0;
-  last_ip_ = 0;
-  last_period_ = 0;
   count_ = 0;
   chains_.clear();
   chain_ids_.clear();
-  return w_.take();
+  cpus_ = {};
+  return out.take();
 }
 
 namespace {
@@ -172,21 +185,67 @@ struct DecodeState {
   std::vector<Chain> chains;  // SampleChain's stored chains, in order
 };
 
-const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_chain_table) {
+Mode read_mode(ByteReader& r) {
+  const uint8_t mode = r.u8();
+  if (mode > static_cast<uint8_t>(Mode::Unknown)) {
+    r.fail("unknown sample mode " + std::to_string(mode));
+  }
+  return static_cast<Mode>(mode);
+}
+
+uint32_t tid_of(ByteReader& r, uint32_t pid) {
+  const uint64_t tid = pid + static_cast<uint64_t>(r.svarint());
+  if (tid > UINT32_MAX) r.fail("tid " + std::to_string(tid) + " does not fit 32 bits");
+  return static_cast<uint32_t>(tid);
+}
+
+// A SampleChain's chain: its reference from `refs`, a new chain's ips from
+// `ips` (the same reader in the row layout).
+void read_chain(ByteReader& refs, ByteReader& ips, DecodeState& st, Sample& s) {
+  const uint64_t ref = refs.varint();
+  const bool leaf = ref & 1;
+  if (ref >> 1 == 0) {  // a new chain: its tail and kernel frame count
+    const size_t m = ips.count(1);
+    if (m + leaf > kMaxCallchain || m + leaf == 0) {
+      ips.fail("callchain of " + std::to_string(m + leaf) + " ips (the limit is " +
+               std::to_string(kMaxCallchain) + ")");
+    }
+    DecodeState::Chain c;
+    c.tail.resize(m);
+    uint64_t prev = s.ip;
+    for (auto& ip : c.tail) {
+      prev += static_cast<uint64_t>(ips.svarint());
+      ip = prev;
+    }
+    const uint64_t k = ips.varint();
+    if (k > m + leaf) {
+      ips.fail("sample says " + std::to_string(k) + " of its " + std::to_string(m + leaf) +
+               " callchain ips are kernel frames");
+    }
+    c.kernel_frames = static_cast<uint32_t>(k);
+    st.chains.push_back(std::move(c));
+  } else if ((ref >> 1) > st.chains.size()) {
+    refs.fail("sample refers to stored callchain " + std::to_string(ref >> 1) + " of " +
+              std::to_string(st.chains.size()));
+  }
+  const DecodeState::Chain& c = ref >> 1 == 0 ? st.chains.back() : st.chains[(ref >> 1) - 1];
+  if (c.kernel_frames > c.tail.size() + leaf) refs.fail("callchain's kernel frames exceed its ips");
+  s.callchain.clear();
+  if (leaf) s.callchain.push_back(s.ip);
+  s.callchain.insert(s.callchain.end(), c.tail.begin(), c.tail.end());
+  s.kernel_frames = c.kernel_frames;
+}
+
+// Row layout (older files).
+const Sample& read_row_sample(ByteReader& r, DecodeState& st, bool with_chain_table) {
   Sample& s = st.sample;
   st.ip += static_cast<uint64_t>(r.svarint());
   s.time = st.time;
   s.ip = st.ip;
   s.pid = u32_field(r, "pid");
-  const uint64_t tid = s.pid + static_cast<uint64_t>(r.svarint());
-  if (tid > UINT32_MAX) r.fail("tid " + std::to_string(tid) + " does not fit 32 bits");
-  s.tid = static_cast<uint32_t>(tid);
+  s.tid = tid_of(r, s.pid);
   s.cpu = u32_field(r, "cpu");
-  const uint8_t mode = r.u8();
-  if (mode > static_cast<uint8_t>(Mode::Unknown)) {
-    r.fail("unknown sample mode " + std::to_string(mode));
-  }
-  s.mode = static_cast<Mode>(mode);
+  s.mode = read_mode(r);
   st.period += static_cast<uint64_t>(r.svarint());
   s.period = st.period;
   s.kernel_frames = 0;
@@ -206,38 +265,7 @@ const Sample& read_sample(ByteReader& r, DecodeState& st, bool with_chain_table)
     s.kernel_frames_known = n == 0;
     return s;
   }
-  const uint64_t ref = r.varint();
-  const bool leaf = ref & 1;
-  if (ref >> 1 == 0) {  // a new chain: its tail and kernel frame count
-    const size_t m = r.count(1);
-    if (m + leaf > kMaxCallchain || m + leaf == 0) {
-      r.fail("callchain of " + std::to_string(m + leaf) + " ips (the limit is " +
-             std::to_string(kMaxCallchain) + ")");
-    }
-    DecodeState::Chain c;
-    c.tail.resize(m);
-    uint64_t prev = st.ip;
-    for (auto& ip : c.tail) {
-      prev += static_cast<uint64_t>(r.svarint());
-      ip = prev;
-    }
-    const uint64_t k = r.varint();
-    if (k > m + leaf) {
-      r.fail("sample says " + std::to_string(k) + " of its " + std::to_string(m + leaf) +
-             " callchain ips are kernel frames");
-    }
-    c.kernel_frames = static_cast<uint32_t>(k);
-    st.chains.push_back(std::move(c));
-  } else if ((ref >> 1) > st.chains.size()) {
-    r.fail("sample refers to stored callchain " + std::to_string(ref >> 1) + " of " +
-           std::to_string(st.chains.size()));
-  }
-  const DecodeState::Chain& c = ref >> 1 == 0 ? st.chains.back() : st.chains[(ref >> 1) - 1];
-  if (c.kernel_frames > c.tail.size() + leaf) r.fail("callchain's kernel frames exceed its ips");
-  s.callchain.clear();
-  if (leaf) s.callchain.push_back(st.ip);
-  s.callchain.insert(s.callchain.end(), c.tail.begin(), c.tail.end());
-  s.kernel_frames = c.kernel_frames;
+  read_chain(r, r, st, s);
   return s;
 }
 
@@ -266,41 +294,137 @@ Comm read_comm(ByteReader& r, uint64_t time) {
   return c;
 }
 
-}  // namespace
+// A record other than a sample: its fields from `r`.
+void read_other(RecordKind kind, ByteReader& r, uint64_t time, RecordSink& sink) {
+  switch (kind) {
+    case RecordKind::Mmap:
+      sink.on_mmap(read_mmap(r, time));
+      break;
+    case RecordKind::Comm:
+      sink.on_comm(read_comm(r, time));
+      break;
+    case RecordKind::Fork:
+      sink.on_fork(read_fork(r, time));
+      break;
+    case RecordKind::Exit:
+      sink.on_exit(read_fork(r, time));
+      break;
+    case RecordKind::Lost:
+      sink.on_lost(Lost{time, r.varint()});
+      break;
+    case RecordKind::Sample:
+    case RecordKind::SampleChain:
+      break;
+  }
+}
 
-void decode_records(std::span<const uint8_t> payload, RecordSink& sink) {
+RecordKind read_kind(ByteReader& r) {
+  const size_t at = r.offset();
+  const uint8_t kind = r.u8();
+  if (kind < static_cast<uint8_t>(RecordKind::Sample) ||
+      kind > static_cast<uint8_t>(RecordKind::SampleChain)) {
+    r.fail("unknown record kind " + std::to_string(kind) + " (record at offset " +
+           std::to_string(at) + ")");
+  }
+  return static_cast<RecordKind>(kind);
+}
+
+void decode_rows(std::span<const uint8_t> payload, RecordSink& sink) {
   ByteReader r(payload, "profile chunk 'records'");
   DecodeState st;
   while (!r.done()) {
-    const size_t at = r.offset();
-    const uint8_t kind = r.u8();
-    if (kind < static_cast<uint8_t>(RecordKind::Sample) ||
-        kind > static_cast<uint8_t>(RecordKind::SampleChain)) {
-      r.fail("unknown record kind " + std::to_string(kind) + " (record at offset " +
-             std::to_string(at) + ")");
-    }
+    const RecordKind kind = read_kind(r);
     st.time += static_cast<uint64_t>(r.svarint());
-    switch (static_cast<RecordKind>(kind)) {
-      case RecordKind::Sample:
-      case RecordKind::SampleChain:
-        sink.on_sample(read_sample(r, st, kind == static_cast<uint8_t>(RecordKind::SampleChain)));
-        break;
-      case RecordKind::Mmap:
-        sink.on_mmap(read_mmap(r, st.time));
-        break;
-      case RecordKind::Comm:
-        sink.on_comm(read_comm(r, st.time));
-        break;
-      case RecordKind::Fork:
-        sink.on_fork(read_fork(r, st.time));
-        break;
-      case RecordKind::Exit:
-        sink.on_exit(read_fork(r, st.time));
-        break;
-      case RecordKind::Lost:
-        sink.on_lost(Lost{st.time, r.varint()});
-        break;
+    if (kind == RecordKind::Sample || kind == RecordKind::SampleChain) {
+      sink.on_sample(read_row_sample(r, st, kind == RecordKind::SampleChain));
+    } else {
+      read_other(kind, r, st.time, sink);
     }
+  }
+}
+
+constexpr const char* kColumnNames[] = {
+    "profile chunk 'records' column 'kinds'",      "profile chunk 'records' column 'times'",
+    "profile chunk 'records' column 'ips'",        "profile chunk 'records' column 'cpus'",
+    "profile chunk 'records' column 'pids'",       "profile chunk 'records' column 'tids'",
+    "profile chunk 'records' column 'modes'",      "profile chunk 'records' column 'periods'",
+    "profile chunk 'records' column 'chain refs'", "profile chunk 'records' column 'chain ips'",
+    "profile chunk 'records' column 'other'"};
+constexpr size_t kColumnCount = std::size(kColumnNames);
+
+struct CpuState {
+  uint64_t time = 0, period = 0;
+  uint32_t pid = 0;
+  bool seen = false;
+};
+struct CpuHash {
+  size_t operator()(uint32_t cpu) const { return cpu * 0x9e3779b1u; }
+};
+
+void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
+  ByteReader r(payload, "profile chunk 'records'");
+  r.u8();  // the layout marker
+  const uint64_t records = r.varint();
+  const uint64_t columns = r.varint();
+  if (columns < kColumnCount) {
+    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(kColumnCount) +
+           " of this layout");
+  }
+  std::vector<ByteReader> col;
+  col.reserve(kColumnCount);
+  for (uint64_t i = 0; i < columns; ++i) {
+    const size_t n = r.count(1);
+    const auto bytes = r.raw(n);
+    if (i < kColumnCount) col.emplace_back(bytes, kColumnNames[i]);
+  }
+  if (!r.done()) r.fail(std::to_string(r.left()) + " bytes after the last column");
+  ByteReader &kinds = col[0], &times = col[1], &ips = col[2], &cpus = col[3], &pids = col[4],
+             &tids = col[5], &modes = col[6], &periods = col[7], &refs = col[8],
+             &chain_ips = col[9], &other = col[10];
+  if (records != kinds.left()) {
+    kinds.fail("holds " + std::to_string(kinds.left()) + " kinds for " + std::to_string(records) +
+               " records");
+  }
+  DecodeState st;
+  FlatMap<uint32_t, CpuState, CpuHash> cpu_state;
+  Sample& s = st.sample;
+  for (uint64_t i = 0; i < records; ++i) {
+    const RecordKind kind = read_kind(kinds);
+    if (kind != RecordKind::Sample && kind != RecordKind::SampleChain) {
+      st.time += static_cast<uint64_t>(times.svarint());
+      read_other(kind, other, st.time, sink);
+      continue;
+    }
+    s.ip = ips.u64();
+    s.cpu = u32_field(cpus, "cpu");
+    CpuState& cpu = cpu_state[s.cpu];
+    const uint64_t pid = cpu.pid + static_cast<uint64_t>(pids.svarint());
+    if (pid > UINT32_MAX) pids.fail("pid " + std::to_string(pid) + " does not fit 32 bits");
+    s.pid = static_cast<uint32_t>(pid);
+    s.tid = tid_of(tids, s.pid);
+    s.mode = read_mode(modes);
+    s.period = cpu.period + static_cast<uint64_t>(periods.svarint());
+    st.time = (cpu.seen ? cpu.time + s.period : st.time) + static_cast<uint64_t>(times.svarint());
+    s.time = st.time;
+    cpu = {s.time, s.period, s.pid, true};
+    s.kernel_frames = 0;
+    s.kernel_frames_known = true;
+    s.callchain.clear();
+    if (kind == RecordKind::SampleChain) read_chain(refs, chain_ips, st, s);
+    sink.on_sample(s);
+  }
+  for (const ByteReader& c : col) {
+    if (!c.done()) c.fail(std::to_string(c.left()) + " bytes left over after the last record");
+  }
+}
+
+}  // namespace
+
+void decode_records(std::span<const uint8_t> payload, RecordSink& sink) {
+  if (!payload.empty() && payload[0] == 0) {
+    decode_columns(payload, sink);
+  } else {
+    decode_rows(payload, sink);
   }
 }
 

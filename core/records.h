@@ -1,20 +1,44 @@
 // Encoding of the Records chunk: a stream of records in time order
 // (roughly: the collector merges per-CPU buffers by timestamp per drain).
+// Aim: a few bytes per sample once the writer has zstd-compressed the chunk.
 //
-// Each record: u8 kind, then fields as varints. Times are zigzag deltas from
-// the previous record's time; sample ips are zigzag deltas from the previous
-// sample's ip; a sample's tid is a zigzag delta from its pid and its period a
-// zigzag delta from the previous sample's period; callchain ips are zigzag
-// deltas from the ip before them; other fields are plain varints. The chunk is then zstd
-// compressed by the writer. Aim: a few bytes per sample.
+// Column layout (what kprof writes now; a payload that starts with byte 0): u8 0, varint record
+// count, varint column count, then each column as varint length + bytes. Each column holds one
+// field of every record that has it, so zstd sees like next to like (measured on a compile
+// recording: 6.9 bytes a sample against 8.3 for the row layout). Columns, in order (a reader takes
+// those it knows and ignores extra ones):
+//    0 kinds       u8 RecordKind per record
+//    1 times       svarint per record: a sample's time minus its CPU's last
+//                  sample time plus its period (what a timer would predict);
+//                  other records, and a CPU's first sample: minus the
+//                  previous record's time
+//    2 ips         u64 per sample (as is: hot ips repeat, which zstd finds)
+//    3 cpus        varint per sample
+//    4 pids        svarint per sample: minus its CPU's last sample pid
+//    5 tids        svarint per sample: minus its pid
+//    6 modes       u8 per sample
+//    7 periods     svarint per sample: minus its CPU's last sample period
+//    8 chain refs  varint per SampleChain (see below)
+//    9 chain ips   per new chain: varint length, ips as zigzag deltas (from
+//                  the sample's ip, then from the ip before), varint
+//                  kernel_frames
+//   10 other       Mmap/Comm/Fork/Exit/Lost fields, as in the row layout
+//
+// Row layout (older files; read, no longer written): each record u8 kind,
+// then its time as a zigzag delta from the previous record's, then fields
+// as varints: a sample's ip as a zigzag delta from the previous sample's,
+// pid, tid as a delta from pid, cpu, u8 mode, period as a delta from the
+// previous sample's, then its chain (SampleChain) or a 0 (Sample).
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/bytes.h"
+#include "core/flat_map.h"
 #include "core/model.h"
 
 namespace kprof {
@@ -22,8 +46,8 @@ namespace kprof {
 // Longest callchain stored; the encoder keeps the innermost kMaxCallchain ips.
 inline constexpr size_t kMaxCallchain = 1024;
 
-// SampleChain: a Sample with a callchain. After the fields a Sample has
-// (without its chain), one varint: bit 0 says the chain starts with the
+// SampleChain: a Sample with a callchain. Its chain reference (one varint
+// after the sample's fields in the row layout; column 8): bit 0 says the chain starts with the
 // sample's ip (not stored again); the rest is 0 for a new chain, which
 // follows (varint length, ips as zigzag deltas from the sample's ip, varint
 // kernel_frames), or i + 1 for the chunk's i-th chain stored before. Kind 1
@@ -48,7 +72,7 @@ class RecordEncoder {
   void add_exit(const Fork&);
   void add(const Lost&);
 
-  size_t size() const { return w_.size(); }
+  size_t size() const;  // bytes take() returns, about
   size_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
   // Returns the encoded chunk payload and resets the delta state, so each
@@ -58,15 +82,39 @@ class RecordEncoder {
  private:
   void time(uint64_t t);
   void chain(const Sample& s, size_t n);
+  void other(RecordKind kind, uint64_t time);
   struct StoredChain {
     bool leaf = false;
     uint32_t kernel_frames = 0;
     std::vector<uint64_t> tail;
   };
-  ByteWriter w_;
+  struct CpuState {
+    uint64_t time = 0, period = 0;
+    uint32_t pid = 0;
+    bool seen = false;
+  };
+  enum Column {
+    Kinds,
+    Times,
+    Ips,
+    Cpus,
+    Pids,
+    Tids,
+    Modes,
+    Periods,
+    ChainRefs,
+    ChainIps,
+    Other,
+    kColumns
+  };
+  ByteWriter col_[kColumns];
   std::vector<StoredChain> chains_;                        // this chunk's, in order
   std::unordered_multimap<uint64_t, uint32_t> chain_ids_;  // hash -> index into chains_
-  uint64_t last_time_ = 0, last_ip_ = 0, last_period_ = 0;
+  struct CpuHash {
+    size_t operator()(uint32_t cpu) const { return cpu * 0x9e3779b1u; }
+  };
+  FlatMap<uint32_t, CpuState, CpuHash> cpus_;
+  uint64_t last_time_ = 0;
   size_t count_ = 0;
 };
 

@@ -84,7 +84,8 @@ void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols)
   if (symbols.stacks) {
     writer.write_chunk(ChunkType::Stacks, encode_stacks(*symbols.stacks));
   } else {
-    writer.write_chunk(ChunkType::Histogram, encode_histogram(symbols.histogram));
+    writer.write_chunk(ChunkType::HistogramColumns, encode_histogram_columns(symbols.histogram),
+                       true, kZstdSmall);
   }
   writer.write_end();
 }

@@ -50,7 +50,8 @@ INSTANTIATE_TEST_SUITE_P(
         LookupCase{0xffffffff81000fffULL, "[kernel]", "startup_64"},
         LookupCase{0xffffffff81001000ULL, "[kernel]", "do_foo"},  // global over weak/local
         LookupCase{0xffffffff810017ffULL, "[kernel]", "do_foo"},
-        LookupCase{0xffffffff81001800ULL, "[kernel]", "__x64_sys_getpid"},  // the greater name, as perf
+        LookupCase{0xffffffff81001800ULL, "[kernel]",
+                   "__x64_sys_getpid"},  // the greater name, as perf
         LookupCase{0xffffffff81001fffULL, "[kernel]", "__x64_sys_getpid"},
         LookupCase{0xffffffff81002000ULL, "[kernel]", "do_bar"},
         LookupCase{0xffffffff81003500ULL, "[kernel]", "do_bar"},  // data symbols are not kept

@@ -1,0 +1,100 @@
+// The Histogram chunk's column layout (format_codec.cpp): what kprof writes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "tests/core/test_util.h"
+
+namespace kprof {
+namespace {
+
+// Rows come back sorted by image and peak address: compare as sets.
+Histogram sorted(Histogram h) {
+  std::sort(h.rows.begin(), h.rows.end());
+  return h;
+}
+
+TEST(HistogramColumns, RoundTrip) {
+  const Histogram h = testing::sample_histogram();
+  EXPECT_EQ(sorted(decode_histogram_columns(encode_histogram_columns(h))), sorted(h));
+  EXPECT_EQ(decode_histogram_columns(encode_histogram_columns(Histogram{})), Histogram{});
+  // Periods that are no multiple of a typical one, wrapping sums, peak ips
+  // out of order, every mode.
+  Histogram odd;
+  odd.images = {{"[kernel]", ""}, {"a", ""}, {"b", "00"}};
+  for (uint32_t i = 0; i < 50; ++i) {
+    odd.rows.push_back({i % 3, "f" + std::to_string(i), static_cast<Mode>(i % 4), i * 7 + 1,
+                        i % 5 == 0 ? UINT64_MAX - i : i * 1'000'003, i % 2 ? i : 0,
+                        i % 7 == 0 ? UINT64_MAX - i * 64 : 0x400000 + (49 - i) * 64, i % 2 == 1});
+  }
+  EXPECT_EQ(sorted(decode_histogram_columns(encode_histogram_columns(odd))), sorted(odd));
+}
+
+TEST(HistogramColumns, SmallerThanTheRowLayoutOnceCompressed) {
+  // A timer's histogram: every period a multiple of one, names that share
+  // prefixes, peak ips near each other.
+  Histogram h;
+  h.images = {{"[kernel]", ""}, {"/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "ab12"}};
+  for (uint32_t i = 0; i < 2000; ++i) {
+    const uint64_t samples = 1 + (i * 37) % 90;
+    h.rows.push_back({1,
+                      "std::vector<tree_node*, va_gc>::operator[](unsigned long) #" +
+                          std::to_string(i * 7919 % 2000),
+                      Mode::User, samples, samples * 1'001'001, samples / 2 + 1,
+                      0x555555554000ULL + i * 0x1f3ULL, false});
+  }
+  const size_t rows = pack_chunk(ChunkType::Histogram, encode_histogram(h)).bytes.size();
+  const size_t columns =
+      pack_chunk(ChunkType::HistogramColumns, encode_histogram_columns(h)).bytes.size();
+  EXPECT_LT(columns * 4, rows * 3) << "rows " << rows << " columns " << columns;
+}
+
+TEST(HistogramColumns, DamageIsAnError) {
+  const auto bytes = encode_histogram_columns(testing::sample_histogram());
+  for (size_t cut = 1; cut < bytes.size(); ++cut) {
+    std::vector<uint8_t> part(bytes.begin(), bytes.begin() + cut);
+    EXPECT_THROW(decode_histogram_columns(part), Error) << "cut at " << cut;
+  }
+  Histogram bad = testing::sample_histogram();
+  bad.rows[0].image = 9;  // no such image
+  EXPECT_THROW(decode_histogram_columns(encode_histogram_columns(bad)), Error);
+  bad = testing::sample_histogram();
+  bad.rows[1].peak_samples = bad.rows[1].samples + 1;
+  EXPECT_THROW(decode_histogram_columns(encode_histogram_columns(bad)), Error);
+  // Bytes left over in the last column (flags), and an unknown flag.
+  std::vector<uint8_t> more = bytes;
+  more[more.size() - 4] += 1;  // the flags column's length
+  more.push_back(0);
+  EXPECT_THROW(decode_histogram_columns(more), Error);
+  std::vector<uint8_t> flag = bytes;
+  flag.back() = 7;
+  EXPECT_THROW(decode_histogram_columns(flag), Error);
+}
+
+// A complete file with the column layout uses its histogram: it reads
+// back, and the records are not counted again (the chunk headers say a
+// histogram is there).
+TEST(HistogramColumns, ACompleteFileUsesIt) {
+  testing::TempDir dir;
+  const std::string path = dir.file("c.kprof");
+  {
+    auto w = ProfileWriter::create(path);
+    w.write_chunk(ChunkType::Meta, encode_run_info(testing::sample_run_info()));
+    w.write_chunk(ChunkType::Summary, encode_summary(testing::sample_summary()));
+    w.write_chunk(ChunkType::HistogramColumns,
+                  encode_histogram_columns(testing::sample_histogram()));
+    w.write_end();
+  }
+  const Profile p = load_profile(path);
+  EXPECT_TRUE(p.status.complete) << p.status.problem;
+  ASSERT_TRUE(p.histogram);
+  EXPECT_TRUE(p.histogram_usable());
+  EXPECT_FALSE(p.counted);
+  EXPECT_EQ(sorted(*p.histogram), sorted(testing::sample_histogram()));
+  EXPECT_EQ(p.status.chunks.at(static_cast<uint16_t>(ChunkType::HistogramColumns)), 1u);
+}
+
+}  // namespace
+}  // namespace kprof
