@@ -253,10 +253,11 @@ int cmd_record(int argc, char** argv) {
   }
   // The perf records, decoded now that the events are off (perfabi/spool.h).
   AddressAggregator agg(a.rec.callchains);
-  load_profile(a.output, perfabi::reading({.records = &agg}));
+  uint64_t undecoded = 0;  // records the kernel wrote that do not parse
+  load_profile(a.output, perfabi::reading({.records = &agg}, &undecoded));
   symbolize(rec, agg, writer);
   const uint64_t bytes = compact(a.output, writer.bytes_written());
-  report_end(summary, writer, bytes, rec.damaged_records());
+  report_end(summary, writer, bytes, rec.damaged_records() + undecoded);
   return summary.exit.shell_code();
 }
 

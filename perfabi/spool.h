@@ -55,7 +55,8 @@ class Spool {
 void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr);
 
 // `options` with perf_records set to decode_spool: what readers of kprof's
-// own recordings pass to load_profile and compact_records.
-LoadOptions reading(LoadOptions options = {});
+// own recordings pass to load_profile and compact_records. Records skipped
+// as damaged are added to *damaged when given (kprof record's closing line).
+LoadOptions reading(LoadOptions options = {}, uint64_t* damaged = nullptr);
 
 }  // namespace kprof::perfabi

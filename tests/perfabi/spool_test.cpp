@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "tests/core/test_util.h"
 #include "tests/perfabi/perf_record_builder.h"
 
 namespace kprof::perfabi {
@@ -69,6 +70,7 @@ TEST(Spool, CountsFromHeadersAndMergesRingsByTime) {
 }
 
 TEST(Spool, DamageIsOneRecordOrTheChunk) {
+  kprof::testing::TempDir dir;
   Spool spool(kLayout);
   spool.add(sample_record(0x1000, 100, PERF_RECORD_MISC_USER));
   // A sample too short for its fields: skipped and counted.
@@ -80,6 +82,18 @@ TEST(Spool, DamageIsOneRecordOrTheChunk) {
   decode_spool(payload, c, &damaged);
   EXPECT_EQ(c.samples.size(), 2u);
   EXPECT_EQ(damaged, 1u);
+  // Through load_profile, as kprof record reads its file when it ends (the
+  // count goes into its closing line).
+  {
+    ProfileWriter w = ProfileWriter::create(dir.file("d.kprof"));
+    w.write_chunk(ChunkType::Meta, encode_run_info(RunInfo{}));
+    w.write_chunk(ChunkType::PerfRecords, payload, false);
+  }
+  Collect loaded;
+  uint64_t counted = 0;
+  load_profile(dir.file("d.kprof"), reading({.records = &loaded}, &counted));
+  EXPECT_EQ(loaded.samples.size(), 2u);
+  EXPECT_EQ(counted, 1u);
 
   // A block longer than the chunk, a record longer than its block, a cut header.
   for (size_t cut : {payload.size() - 1, size_t{17 + 4 + 7}, size_t{17 + 2}}) {
