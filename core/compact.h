@@ -2,8 +2,8 @@
 //
 // kprof record writes its Records chunks uncompressed: at high sampling
 // rates every CPU takes ~100k interrupts a second, and under that storm
-// zstd ran 25-130x slower than on a quiet machine here (measured: 330 MB/s
-// quiet, 2-13 MB/s at -a -F 100000 on 2 vCPUs), so compressing in the drain
+// zstd ran about 23x slower than on a quiet machine here (bench/storm.sh:
+// 216 MB/s quiet, 9 MB/s at -a -F 100000 on 2 vCPUs), so compressing in the drain
 // loop was half of kprof's CPU and the reason rings overflowed. Once the
 // events are disabled the same work is cheap: compact_records() copies the
 // complete profile at `path` chunk by chunk to a temporary file beside it,
