@@ -7,7 +7,8 @@
 # own CPU and peak RSS, and pgbench's tps is the cost to the workload.
 #
 # Per run: samples, lost samples (kprof: the record line and `kprof info`,
-# which must agree; perf: LOST_SAMPLES of `perf report --stats`), lost %,
+# which must agree; perf: LOST_SAMPLES of the sampled event's section of
+# `perf report --stats`, as perf's own "lost N%" warning counts them), lost %,
 # throttles, tps, the profiler's CPU seconds and peak RSS, file bytes per
 # sample; then per duration the medians and kprof against perf (lost points,
 # tps ratio, CPU ratio, bytes per sample ratio). Goal: kprof's lost % within
@@ -94,7 +95,12 @@ one_run() {
   else
     timeout 900 perf report -i "$out" --stats >"$log.stats" 2>/dev/null || true
     R_SAMPLES=$(awk '/ SAMPLE events:/ { print $3; exit }' "$log.stats")
-    R_LOST=$(awk '/LOST_SAMPLES events:/ { v = $3 } END { print v + 0 }' "$log.stats")
+    # Lost samples of the sampled event: its own "<event> stats:" section
+    # (not the aggregate, which counts LOST_SAMPLES records, nor the
+    # side-band dummy event's, which perf lists after it).
+    R_LOST=$(awk '/^[^ ].* stats:$/ { sec = $1 }
+      sec != "Aggregated" && sec !~ /^dummy/ && /LOST_SAMPLES events:/ { v += $3 }
+      END { print v + 0 }' "$log.stats")
     R_THROTTLES=$(awk '/ THROTTLE events:/ { print $3; exit }' "$log.stats")
   fi
   R_SAMPLES=${R_SAMPLES:-0} R_LOST=${R_LOST:-0} R_THROTTLES=${R_THROTTLES:-0} R_TPS=${R_TPS:-0}
