@@ -5,8 +5,8 @@
 //            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
-// Histogram (HistogramColumns; or, for a -g recording, Stacks: its flat table is their
-// leaves, core/stacks.h), End. The Kallsyms chunk is left out at the start
+// HistogramColumns (Histogram in older files; or, for a -g recording,
+// Stacks: its flat table is their leaves, core/stacks.h), End. The Kallsyms chunk is left out at the start
 // when this boot's cache holds the snapshot (RunInfo::kallsyms_digest); one
 // Kallsyms chunk of the lines the samples need then comes before Histogram
 // (core/kallsyms_subset.h). Readers take the last one. While recording,
@@ -16,7 +16,8 @@
 // short (kill -9, full disk) still reads up to its last complete chunk; the
 // reader says where it stopped and why. Unknown chunk types are skipped, so
 // new chunk types do not need a version bump; a changed encoding of an
-// existing chunk does.
+// existing chunk does, unless its payload says which one it is (Records:
+// a first byte 0 is the column layout, records.h).
 //
 // Limits: raw_len and stored_len <= kMaxChunkBytes.
 //
@@ -27,7 +28,8 @@
 // holding their own field count. Readers take the fields they know and ignore
 // extra ones; fields an older writer did not write keep their defaults. So a
 // field may be appended to a struct without a version bump; reordering or
-// changing a field's type needs one. Kallsyms and Modules hold the raw text;
+// changing a field's type needs one (HistogramColumns: see
+// encode_histogram_columns). Kallsyms and Modules hold the raw text;
 // Records see records.h. Stacks: see encode_stacks in format_codec.cpp (its
 // stack table is plain varints, since it holds nearly all of the chunk).
 #pragma once
