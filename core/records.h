@@ -33,7 +33,6 @@
 
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
