@@ -6,18 +6,16 @@
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
 // HistogramColumns (Histogram in older files; or, for a -g recording,
-// Stacks: its flat table is their leaves, core/stacks.h), End. The Kallsyms chunk is left out at the start
-// when this boot's cache holds the snapshot (RunInfo::kallsyms_digest); one
-// Kallsyms chunk of the lines the samples need then comes before Histogram
-// (core/kallsyms_subset.h). Readers take the last one. While recording,
-// the rings' perf records are written as PerfRecords chunks (undecoded,
-// uncompressed: perfabi/spool.h); when it ends they become compressed
-// Records chunks (core/compact.h). Either way they are written as they come, so a file cut
-// short (kill -9, full disk) still reads up to its last complete chunk; the
-// reader says where it stopped and why. Unknown chunk types are skipped, so
-// new chunk types do not need a version bump; a changed encoding of an
-// existing chunk does, unless its payload says which one it is (Records:
-// a first byte 0 is the column layout, records.h).
+// Stacks: its flat table is their leaves, core/stacks.h), End. The Kallsyms chunk is left out at
+// the start when this boot's cache holds the snapshot (RunInfo::kallsyms_digest); one Kallsyms
+// chunk of the lines the samples need then comes before Histogram (core/kallsyms_subset.h). Readers
+// take the last one. While recording, the rings' perf records are written as PerfRecords chunks
+// (undecoded, uncompressed: perfabi/spool.h); when it ends they become compressed Records chunks
+// (core/compact.h). Either way they are written as they come, so a file cut short (kill -9, full
+// disk) still reads up to its last complete chunk; the reader says where it stopped and why.
+// Unknown chunk types are skipped, so new chunk types do not need a version bump; a changed
+// encoding of an existing chunk does, unless its payload says which one it is (Records: a first
+// byte 0 is the column layout, records.h).
 //
 // Limits: raw_len and stored_len <= kMaxChunkBytes.
 //
@@ -78,7 +76,7 @@ RunInfo decode_run_info(std::span<const uint8_t>);
 std::vector<uint8_t> encode_summary(const Summary&);
 Summary decode_summary(std::span<const uint8_t>);
 // Histogram: the row layout (one blob per row) of older files, and the
-// column layout kprof writes now (format_codec.cpp; about a third smaller
+// column layout kprof writes now (format_codec.cpp; smaller
 // once compressed: names next to names, numbers as small deltas).
 std::vector<uint8_t> encode_histogram(const Histogram&);
 Histogram decode_histogram(std::span<const uint8_t>);
@@ -99,8 +97,7 @@ struct StoredChunk {
 // zstd levels. kZstdFast while recording (kallsyms, synthesized records):
 // about as small as level 3 on those, at a third of the CPU. kZstdCompact
 // for the Records chunks compact_records writes once the events are off.
-// kZstdSmall for the histogram, written once and read by every report
-// (measured on a compile recording: 34 KB against 39 KB at level 1).
+// kZstdSmall for the histogram, written once and read by every report.
 inline constexpr int kZstdFast = 1;
 inline constexpr int kZstdCompact = 3;
 inline constexpr int kZstdSmall = 9;

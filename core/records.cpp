@@ -9,6 +9,8 @@
 
 namespace kprof {
 
+using namespace record_columns;
+
 // Deltas are computed with wrapping unsigned arithmetic and stored zigzagged,
 // so a jump from a user ip to a kernel ip (close to 2^64) is a small negative
 // number and every 64-bit value round-trips.
@@ -35,7 +37,7 @@ void RecordEncoder::add(const Sample& s) {
   const size_t n = std::min(s.callchain.size(), kMaxCallchain);
   col_[Kinds].u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
   CpuState& cpu = cpus_[s.cpu];
-  col_[Times].svarint(wrap_delta(cpu.seen ? cpu.time + s.period : last_time_, s.time));
+  col_[Times].svarint(wrap_delta(cpu.predicted_time(s.period, last_time_), s.time));
   last_time_ = s.time;
   col_[Ips].u64(s.ip);
   col_[Cpus].varint(s.cpu);
@@ -350,37 +352,28 @@ constexpr const char* kColumnNames[] = {
     "profile chunk 'records' column 'modes'",      "profile chunk 'records' column 'periods'",
     "profile chunk 'records' column 'chain refs'", "profile chunk 'records' column 'chain ips'",
     "profile chunk 'records' column 'other'"};
-constexpr size_t kColumnCount = std::size(kColumnNames);
-
-struct CpuState {
-  uint64_t time = 0, period = 0;
-  uint32_t pid = 0;
-  bool seen = false;
-};
-struct CpuHash {
-  size_t operator()(uint32_t cpu) const { return cpu * 0x9e3779b1u; }
-};
+static_assert(std::size(kColumnNames) == kColumns);
 
 void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
   ByteReader r(payload, "profile chunk 'records'");
   r.u8();  // the layout marker
   const uint64_t records = r.varint();
   const uint64_t columns = r.varint();
-  if (columns < kColumnCount) {
-    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(kColumnCount) +
+  if (columns < kColumns) {
+    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(kColumns) +
            " of this layout");
   }
   std::vector<ByteReader> col;
-  col.reserve(kColumnCount);
+  col.reserve(kColumns);
   for (uint64_t i = 0; i < columns; ++i) {
     const size_t n = r.count(1);
     const auto bytes = r.raw(n);
-    if (i < kColumnCount) col.emplace_back(bytes, kColumnNames[i]);
+    if (i < kColumns) col.emplace_back(bytes, kColumnNames[i]);
   }
   if (!r.done()) r.fail(std::to_string(r.left()) + " bytes after the last column");
-  ByteReader &kinds = col[0], &times = col[1], &ips = col[2], &cpus = col[3], &pids = col[4],
-             &tids = col[5], &modes = col[6], &periods = col[7], &refs = col[8],
-             &chain_ips = col[9], &other = col[10];
+  ByteReader &kinds = col[Kinds], &times = col[Times], &ips = col[Ips], &cpus = col[Cpus],
+             &pids = col[Pids], &tids = col[Tids], &modes = col[Modes], &periods = col[Periods],
+             &refs = col[ChainRefs], &chain_ips = col[ChainIps], &other = col[Other];
   if (records != kinds.left()) {
     kinds.fail("holds " + std::to_string(kinds.left()) + " kinds for " + std::to_string(records) +
                " records");
@@ -404,7 +397,7 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
     s.tid = tid_of(tids, s.pid);
     s.mode = read_mode(modes);
     s.period = cpu.period + static_cast<uint64_t>(periods.svarint());
-    st.time = (cpu.seen ? cpu.time + s.period : st.time) + static_cast<uint64_t>(times.svarint());
+    st.time = cpu.predicted_time(s.period, st.time) + static_cast<uint64_t>(times.svarint());
     s.time = st.time;
     cpu = {s.time, s.period, s.pid, true};
     s.kernel_frames = 0;
