@@ -124,4 +124,25 @@ std::string hex_bytes(std::span<const uint8_t> bytes) {
   return s;
 }
 
+std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names) {
+  const uint64_t columns = r.varint();
+  if (columns < names.size()) {
+    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(names.size()) +
+           " of this layout");
+  }
+  std::vector<ByteReader> col;
+  col.reserve(names.size());
+  for (uint64_t i = 0; i < columns; ++i) {
+    const auto bytes = r.raw(r.count(1));
+    if (i < names.size()) col.emplace_back(bytes, names[i]);
+  }
+  return col;
+}
+
+void expect_columns_done(const std::vector<ByteReader>& columns) {
+  for (const ByteReader& c : columns) {
+    if (!c.done()) c.fail(std::to_string(c.left()) + " bytes left over after the last entry");
+  }
+}
+
 }  // namespace kprof

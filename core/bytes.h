@@ -109,6 +109,14 @@ class ByteReader {
   size_t pos_ = 0;
 };
 
+// Column layouts (Records, HistogramColumns): a varint column count, then
+// each column as varint length + bytes. Returns a reader per known column,
+// named by `names` (string literals; a later writer's extra columns are
+// skipped); fewer columns than `names` is damage.
+std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names);
+// Each column was read to its end (else: damage, naming the column).
+void expect_columns_done(const std::vector<ByteReader>& columns);
+
 uint32_t crc32(std::span<const uint8_t> data, uint32_t seed = 0);
 
 // Lower-case hex of each byte in order ("0a1b..."), as build-ids are written.

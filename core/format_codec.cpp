@@ -364,16 +364,7 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
   const size_t n = f.r.count(kHistogramColumnCount);
   if (!f.next() || !f.next()) f.r.fail("rows without their columns");
   const uint64_t per_sample = f.r.varint();
-  const uint64_t columns = f.r.varint();
-  if (columns < kHistogramColumnCount) {
-    f.r.fail(std::to_string(columns) + " columns, fewer than the " +
-             std::to_string(kHistogramColumnCount) + " of this layout");
-  }
-  std::vector<ByteReader> col;
-  for (uint64_t i = 0; i < columns; ++i) {
-    const auto bytes = f.blob();
-    if (i < kHistogramColumnCount) col.emplace_back(bytes, kHistogramColumns[i]);
-  }
+  std::vector<ByteReader> col = read_columns(f.r, kHistogramColumns);
   if (n > 0 && h.images.empty()) f.r.fail("rows without images");
   h.rows.resize(n);
   uint64_t image = 0, peak_ip = 0;
@@ -397,9 +388,7 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
     if (flags > 1) col[7].fail("unknown row flags " + std::to_string(flags));
     row.peak_after_irq_enable = flags & 1;
   }
-  for (const ByteReader& c : col) {
-    if (!c.done()) c.fail(std::to_string(c.left()) + " bytes left over after the last row");
-  }
+  expect_columns_done(col);
   return h;
 }
 

@@ -358,18 +358,7 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
   ByteReader r(payload, "profile chunk 'records'");
   r.u8();  // the layout marker
   const uint64_t records = r.varint();
-  const uint64_t columns = r.varint();
-  if (columns < kColumns) {
-    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(kColumns) +
-           " of this layout");
-  }
-  std::vector<ByteReader> col;
-  col.reserve(kColumns);
-  for (uint64_t i = 0; i < columns; ++i) {
-    const size_t n = r.count(1);
-    const auto bytes = r.raw(n);
-    if (i < kColumns) col.emplace_back(bytes, kColumnNames[i]);
-  }
+  std::vector<ByteReader> col = read_columns(r, kColumnNames);
   if (!r.done()) r.fail(std::to_string(r.left()) + " bytes after the last column");
   ByteReader &kinds = col[Kinds], &times = col[Times], &ips = col[Ips], &cpus = col[Cpus],
              &pids = col[Pids], &tids = col[Tids], &modes = col[Modes], &periods = col[Periods],
@@ -406,9 +395,7 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
     if (kind == RecordKind::SampleChain) read_chain(refs, chain_ips, st, s);
     sink.on_sample(s);
   }
-  for (const ByteReader& c : col) {
-    if (!c.done()) c.fail(std::to_string(c.left()) + " bytes left over after the last record");
-  }
+  expect_columns_done(col);
 }
 
 }  // namespace

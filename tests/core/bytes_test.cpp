@@ -162,3 +162,35 @@ TEST(Bytes, ErrnoMessage) {
 
 }  // namespace
 }  // namespace kprof
+
+namespace kprof {
+namespace {
+
+TEST(Bytes, ColumnsAreReadByNameAndCheckedForDamage) {
+  static constexpr const char* kNames[] = {"column 'a'", "column 'b'"};
+  ByteWriter w;
+  w.varint(3);  // a later writer's third column is skipped
+  for (std::string_view c : {"xy", "z", "later"}) w.str(c);
+  ByteReader r(w.bytes(), "test");
+  std::vector<ByteReader> cols = read_columns(r, kNames);
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_TRUE(r.done());
+  EXPECT_EQ(cols[0].u8(), 'x');
+  EXPECT_THROW(expect_columns_done(cols), Error) << "column 'a' has a byte left";
+  cols[0].u8();
+  cols[1].u8();
+  EXPECT_NO_THROW(expect_columns_done(cols));
+  ByteWriter few;
+  few.varint(1);
+  few.str("x");
+  ByteReader rf(few.bytes(), "test");
+  EXPECT_THROW(read_columns(rf, kNames), Error);
+  ByteWriter cut;
+  cut.varint(2);
+  cut.varint(40);  // longer than what follows
+  ByteReader rc(cut.bytes(), "test");
+  EXPECT_THROW(read_columns(rc, kNames), Error);
+}
+
+}  // namespace
+}  // namespace kprof
