@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_reader.h"
+#include "core/file_layout.h"
 
 int main(int argc, char** argv) {
   using namespace kprof;

@@ -13,7 +13,8 @@
 #include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
 #include "core/mapped_file.h"
 #include "importer/import.h"
 

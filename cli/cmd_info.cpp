@@ -7,7 +7,7 @@
 #include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile.h"
 #include "report/info.h"
 #include "report/summary.h"
 

@@ -22,10 +22,11 @@
 #include "core/aggregate.h"
 #include "core/compact.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
-#include "perfabi/spool.h"
+#include "perfabi/load.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
@@ -180,7 +181,7 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
 // (disk full for the copy) keeps the complete, uncompressed profile.
 uint64_t compact(const std::string& path, uint64_t bytes) {
   try {
-    return compact_records(path, perfabi::reading().perf_records).bytes_after;
+    return perfabi::compact_profile(path).bytes_after;
   } catch (const Error& e) {
     std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
                  e.what());
@@ -254,7 +255,7 @@ int cmd_record(int argc, char** argv) {
   // The perf records, decoded now that the events are off (perfabi/spool.h).
   AddressAggregator agg(a.rec.callchains);
   uint64_t undecoded = 0;  // records the kernel wrote that do not parse
-  load_profile(a.output, perfabi::reading({.records = &agg}, &undecoded));
+  perfabi::load_profile(a.output, {.records = &agg}, &undecoded);
   symbolize(rec, agg, writer);
   const uint64_t bytes = compact(a.output, writer.bytes_written());
   report_end(summary, writer, bytes, rec.damaged_records() + undecoded);

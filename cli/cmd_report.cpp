@@ -10,7 +10,7 @@
 #include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile.h"
 #include "export/export.h"
 #include "export/html.h"
 #include "export/tables.h"

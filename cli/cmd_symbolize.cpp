@@ -18,10 +18,12 @@
 #include "core/aggregate.h"
 #include "core/compact.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
-#include "perfabi/spool.h"
+#include "perfabi/load.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
@@ -36,7 +38,7 @@ int cmd_symbolize(int argc, char** argv) {
   if (auto code = parse_args(app, argc, argv)) return *code;
 
   // One read: the records are counted by address as they go by.
-  Profile loaded = load_profile(file, perfabi::reading({.count_records = true}));
+  Profile loaded = perfabi::load_profile(file, {.count_records = true});
   // A file cut short before its kernel symbols were written: this boot's
   // cached snapshot names them (importer/import.h: with_boot_kallsyms), and
   // the file then keeps the lines it needs.
@@ -87,7 +89,7 @@ int cmd_symbolize(int argc, char** argv) {
   // A recording cut short kept its Records chunks uncompressed (kprof record
   // compresses them when it ends): the file is complete now, so do that.
   try {
-    compact_records(file, perfabi::reading().perf_records);
+    perfabi::compact_profile(file);
   } catch (const Error& e) {
     std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
                  e.what());

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "importer/import.h"
 
 namespace kprof::cli {

@@ -12,6 +12,8 @@
 
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 #include "core/error.h"
 
 namespace kprof::collector {

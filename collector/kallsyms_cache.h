@@ -35,7 +35,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/format.h"
+#include "core/file_layout.h"
 
 namespace kprof::collector {
 

@@ -14,11 +14,6 @@
 
 namespace kprof::collector {
 
-void Fd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err) {
   long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
   *err = fd < 0 ? errno : 0;

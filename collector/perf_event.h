@@ -15,33 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/fd.h"
 #include "core/model.h"
 #include "perfabi/perf_record.h"
 
 namespace kprof::collector {
 
 // Owns one file descriptor; closes it on destruction.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) reset(std::exchange(o.fd_, -1));
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
-
 // perf_event_open(2) with O_CLOEXEC. On failure returns an invalid Fd and
 // stores errno in *err (0 on success).
 Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err);

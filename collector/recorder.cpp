@@ -18,9 +18,10 @@
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
 #include "collector/workload.h"
+#include "core/chunk_codecs.h"
 #include "core/error.h"
 #include "core/kallsyms_subset.h"
-#include "core/records.h"
+#include "core/records_chunk.h"
 #include "perfabi/spool.h"
 
 namespace kprof::collector {

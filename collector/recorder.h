@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile_writer.h"
 #include "core/model.h"
 
 namespace kprof::collector {
@@ -94,7 +94,7 @@ class Recorder {
   bool exec_failed() const;
   // Records until the stop condition; call once. The perf records go to the
   // file undecoded (PerfRecords chunks, perfabi/spool.h): read them back with
-  // load_profile(path, perfabi::reading(...)) once run() returns.
+  // perfabi::load_profile(path, ...) once run() returns.
   Summary run(ProfileWriter& out);
 
  private:

@@ -23,7 +23,7 @@
 #include <boost/container/flat_map.hpp>
 #include <boost/container/small_vector.hpp>
 
-#include "core/flat_map.h"
+#include "core/dense_hash_map.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/stacks.h"
@@ -57,7 +57,7 @@ struct AddressCounts {
     size_t operator()(const StackKey& k) const noexcept;
   };
   std::vector<Mmap> mappings;  // each distinct mapping that user samples fell in
-  FlatMap<Key, Counts, KeyHash> counts;
+  DenseHashMap<Key, Counts, KeyHash> counts;
   uint64_t samples = 0, lost = 0;
   // -g only. frames: each distinct frame of any stack; a caller's frame holds
   // its return address less 1, so it names the call site, not what follows.

@@ -113,6 +113,15 @@ uint32_t crc32(std::span<const uint8_t> data, uint32_t seed) {
   return static_cast<uint32_t>(c);
 }
 
+std::vector<uint8_t> FieldWriter::take() {
+  ByteWriter out;
+  out.varint(count_);
+  out.raw(body_.bytes());
+  body_.clear();
+  count_ = 0;
+  return out.take();
+}
+
 std::string hex_bytes(std::span<const uint8_t> bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;

@@ -109,6 +109,60 @@ class ByteReader {
   size_t pos_ = 0;
 };
 
+// The bytes of a string, for the codecs and writers that take bytes.
+inline std::span<const uint8_t> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+// Structs (core/chunk_codecs.h): a varint field count, then the fields in
+// order. The writer counts each field as it is written, so a field added to
+// an encoder cannot leave the count stale; a field made of several values
+// (a list) is one field().
+class FieldWriter {
+ public:
+  void varint(uint64_t v) { field().varint(v); }
+  void svarint(int64_t v) { field().svarint(v); }
+  void u8(uint8_t v) { field().u8(v); }
+  void f64(double v) { field().u64(std::bit_cast<uint64_t>(v)); }
+  void str(std::string_view s) { field().str(s); }
+  void blob(std::span<const uint8_t> b) { write_blob(field(), b); }
+  // Starts the next field; the caller writes its values into the writer returned.
+  ByteWriter& field() {
+    ++count_;
+    return body_;
+  }
+  std::vector<uint8_t> take();  // the count, then the fields
+  // A nested struct or list element: varint length + bytes.
+  static void write_blob(ByteWriter& w, std::span<const uint8_t> b) {
+    w.varint(b.size());
+    w.raw(b);
+  }
+
+ private:
+  ByteWriter body_;
+  uint64_t count_ = 0;
+};
+
+// Reads a struct's fields while the writer's field count lasts.
+class FieldReader {
+ public:
+  FieldReader(std::span<const uint8_t> data, std::string_view context) : r(data, context) {
+    left_ = r.varint();
+  }
+  // True when the writer wrote one more field; consumes it from the count.
+  bool next() {
+    if (left_ == 0) return false;
+    --left_;
+    return true;
+  }
+  double f64() { return std::bit_cast<double>(r.u64()); }
+  std::span<const uint8_t> blob() { return r.raw(r.count(1)); }
+  ByteReader r;
+
+ private:
+  uint64_t left_ = 0;
+};
+
 // Column layouts (Records, HistogramColumns): a varint column count, then
 // each column as varint length + bytes. Returns a reader per known column,
 // named by `names` (string literals; a later writer's extra columns are

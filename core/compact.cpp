@@ -7,12 +7,14 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/format.h"
-#include "core/records.h"
+#include "core/profile_writer.h"
+#include "core/profile_reader.h"
+#include "core/file_layout.h"
+#include "core/records_chunk.h"
 
 namespace kprof {
 
-CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_records) {
+CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records) {
   CompactResult r;
   ProfileReader reader = ProfileReader::open(path);
   if (!reader.rewindable()) throw Error("cannot compress " + path + ": not a regular file");
@@ -22,9 +24,9 @@ CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_
     const ReadStatus& st = reader.for_each_chunk(
         [](uint16_t) { return true; },
         [&](const Chunk& c) {
-          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords) && perf_records) {
+          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords)) {
             EncodingSink sink;
-            perf_records(c.payload, sink);
+            perf_records.decode(c.payload, sink);
             if (!sink.encoder.empty()) {
               out.write_stored(
                   pack_chunk(ChunkType::Records, sink.encoder.take(), true, kZstdCompact));

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/format.h"
+#include "core/profile.h"
 
 namespace kprof {
 
@@ -28,8 +28,9 @@ struct CompactResult {
   uint64_t bytes_before = 0, bytes_after = 0;
   uint64_t chunks_compressed = 0;
 };
-// `perf_records` decodes PerfRecords chunks (perfabi::decode_spool): each
-// becomes a compressed Records chunk.
-CompactResult compact_records(const std::string& path, const ChunkDecoder& perf_records = {});
+// `perf_records` decodes PerfRecords chunks (perfabi::SpoolDecoder): each
+// becomes a compressed Records chunk. perfabi::compact_profile (perfabi/load.h)
+// passes it.
+CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records);
 
 }  // namespace kprof

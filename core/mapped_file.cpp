@@ -13,8 +13,8 @@
 namespace kprof {
 
 InputFile InputFile::open(const std::string& path, const std::string& missing_hint) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     const int e = errno;
     if (e == ENOENT) {
       throw Error("cannot open " + path + ": no such file" +
@@ -23,23 +23,9 @@ InputFile InputFile::open(const std::string& path, const std::string& missing_hi
     throw Error(errno_message("cannot open " + path, e));
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int e = errno;
-    ::close(fd);
-    throw Error(errno_message("cannot stat " + path, e));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw Error(path + " is a directory, not a profile");
-  }
-  return InputFile(fd, S_ISREG(st.st_mode), static_cast<uint64_t>(st.st_size));
-}
-
-InputFile::InputFile(InputFile&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), regular_(o.regular_), size_(o.size_) {}
-
-InputFile::~InputFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (::fstat(fd.get(), &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
+  if (S_ISDIR(st.st_mode)) throw Error(path + " is a directory, not a profile");
+  return InputFile(std::move(fd), S_ISREG(st.st_mode), static_cast<uint64_t>(st.st_size));
 }
 
 MappedFile MappedFile::open(const std::string& path) {

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
+
+#include "core/fd.h"
 
 namespace kprof {
 
@@ -16,19 +19,14 @@ namespace kprof {
 class InputFile {
  public:
   static InputFile open(const std::string& path, const std::string& missing_hint = "");
-  InputFile(InputFile&& o) noexcept;
-  InputFile& operator=(InputFile&&) = delete;
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  ~InputFile();
-
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   bool regular() const { return regular_; }
   uint64_t size() const { return size_; }
 
  private:
-  InputFile(int fd, bool regular, uint64_t size) : fd_(fd), regular_(regular), size_(size) {}
-  int fd_ = -1;
+  InputFile(Fd fd, bool regular, uint64_t size)
+      : fd_(std::move(fd)), regular_(regular), size_(size) {}
+  Fd fd_;
   bool regular_ = false;
   uint64_t size_ = 0;
 };

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "core/stacks.h"
 #include "report/summary.h"
 

@@ -10,7 +10,7 @@
 
 #include <ostream>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "report/diff.h"
 #include "report/flame.h"
 #include "report/report.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/fd.h"
 #include "export/export.h"
 
 namespace kprof {
@@ -70,15 +71,13 @@ struct Output::Impl {
   std::string path;
   int fd = -1;
   bool owns_fd = false;
+  Fd owned;  // the file's fd until close(); none for stdout
   FdBuf buf;
   std::ostream stream;
   bool closed = false;
 
   Impl(std::string p, int f, bool owns)
-      : path(std::move(p)), fd(f), owns_fd(owns), buf(f), stream(&buf) {}
-  ~Impl() {
-    if (!closed && owns_fd) ::close(fd);
-  }
+      : path(std::move(p)), fd(f), owns_fd(owns), owned(owns ? f : -1), buf(f), stream(&buf) {}
 };
 
 Output::Output(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -109,8 +108,8 @@ void Output::close() {
   int err = o.buf.error();
   if (err == 0 && !o.stream) err = EIO;  // a formatter failed without a write error
   o.closed = true;
-  if (o.owns_fd) {
-    if (::close(o.fd) != 0 && err == 0) err = errno;  // NFS and friends report here
+  if (o.owned) {
+    if (::close(o.owned.release()) != 0 && err == 0) err = errno;  // NFS and friends report here
   }
   if (err != 0) throw Error(write_error(name(), err));
 }

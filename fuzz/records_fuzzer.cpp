@@ -5,7 +5,7 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/records.h"
+#include "core/records_chunk.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kprof::AddressAggregator sink;

@@ -12,13 +12,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/chunk_codecs.h"
+#include "core/input.h"
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/kernel_symbols.h"
 #include "core/mapped_file.h"
-#include "core/records.h"
+#include "core/records_chunk.h"
 #include "importer/perf_data.h"
-#include "perfabi/spool.h"
+#include "perfabi/load.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof::importer {
@@ -536,7 +538,7 @@ Profile load_bytes(std::vector<uint8_t> bytes, const std::string& name,
   const std::span<const uint8_t> head(bytes.data(), std::min<size_t>(bytes.size(), 4096));
   switch (sniff_format(head)) {
     case InputFormat::Kprof:
-      return load_profile_bytes(std::move(bytes), name, perfabi::reading());
+      return perfabi::load_profile_bytes(std::move(bytes), name);
     case InputFormat::PerfData:
       return import_perf_data(bytes, name, options);
     case InputFormat::Listing: {
@@ -562,7 +564,7 @@ Profile load_any(const std::string& path, const ImportOptions& options) {
     switch (file_format(path)) {
       case InputFormat::Kprof: {  // read chunk by chunk, once
         ProfileReader reader = ProfileReader::open(path);
-        return load_profile(reader, perfabi::reading());
+        return perfabi::load_profile(reader);
       }
       case InputFormat::PerfData: {  // may be large: read in place, not copied
         const MappedFile file = MappedFile::open(path);
@@ -591,7 +593,7 @@ Profile load_any(const std::string& path, const ImportOptions& options) {
     std::vector<uint8_t> head = read_fd(fd, name, 4096);
     if (sniff_format(head) == InputFormat::Kprof) {
       ProfileReader reader = ProfileReader::stream(fd, std::move(head), name);
-      return load_profile(reader, perfabi::reading());
+      return perfabi::load_profile(reader);
     }
     std::vector<uint8_t> bytes = std::move(head);
     std::vector<uint8_t> rest = read_fd(fd, name);

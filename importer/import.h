@@ -1,6 +1,6 @@
 // The one loader every view uses: a .kprof profile, a perf.data recording
 // or a pasted listing, recognised by its first bytes, read into a Profile
-// (core/format.h) that report, diff, export and info take as they take a
+// (core/profile.h) that report, diff, export and info take as they take a
 // .kprof.
 //
 // perf.data (perf_data.h): the samples of one event (the first, or
@@ -32,7 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
 #include "importer/text_table.h"
 
 namespace kprof::importer {

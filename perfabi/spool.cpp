@@ -185,11 +185,4 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
   batch.deliver(sink);
 }
 
-LoadOptions reading(LoadOptions options, uint64_t* damaged) {
-  options.perf_records = [damaged](std::span<const uint8_t> payload, RecordSink& sink) {
-    decode_spool(payload, sink, damaged);
-  };
-  return options;
-}
-
 }  // namespace kprof::perfabi

@@ -9,7 +9,7 @@
 // (uncompressed). When recording ends they are decoded at quiet-machine
 // speed: into the aggregator, and by compact_records (core/compact.h) into
 // compressed Records chunks. A file cut short keeps its PerfRecords chunks;
-// every reader decodes them with decode_spool (LoadOptions::perf_records).
+// every reader decodes them with decode_spool (perfabi/load.h).
 //
 // Payload: u64 sample_type, u8 sample_id_all, u64 read_format (the
 // SampleLayout), then blocks: u32 byte count, then that many bytes of whole
@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "core/model.h"
 #include "perfabi/perf_record.h"
 
@@ -54,9 +54,5 @@ class Spool {
 // length that does not fit the payload throws kprof::Error.
 void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr);
 
-// `options` with perf_records set to decode_spool: what readers of kprof's
-// own recordings pass to load_profile and compact_records. Records skipped
-// as damaged are added to *damaged when given (kprof record's closing line).
-LoadOptions reading(LoadOptions options = {}, uint64_t* damaged = nullptr);
 
 }  // namespace kprof::perfabi

@@ -10,8 +10,8 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile.h"
+#include "perfabi/load.h"
 #include "report/callgraph.h"
 #include "report/canonical.h"
 #include "report/diff_rows.h"
@@ -480,7 +480,7 @@ uint64_t DiffRun::samples() const {
 
 DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
                       const DiffView& view) {
-  return diff_run_of(load_profile(path, perfabi::reading()), warnings, view);
+  return diff_run_of(perfabi::load_profile(path), warnings, view);
 }
 
 DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view) {

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "core/model.h"
 #include "core/stacks.h"
 #include "report/noise.h"

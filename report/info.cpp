@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 #include "report/table.h"

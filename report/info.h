@@ -5,7 +5,8 @@
 
 #include <ostream>
 
-#include "core/format.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
 #include "report/summary.h"
 
 namespace kprof {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "core/model.h"
 #include "report/summary.h"
 

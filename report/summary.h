@@ -6,7 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "core/format.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
 #include "core/model.h"
 
 namespace kprof {

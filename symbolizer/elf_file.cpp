@@ -13,18 +13,6 @@
 
 namespace kprof::symbolizer {
 
-Fd& Fd::operator=(Fd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.release();
-  }
-  return *this;
-}
-
-Fd::~Fd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 std::optional<uint64_t> file_offset_to_vaddr(std::span<const LoadSegment> segments,
                                              uint64_t offset) {
   const LoadSegment* hit = nullptr;

@@ -18,32 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "core/fd.h"
 #include "symbolizer/symbol_table.h"
 
 namespace kprof::symbolizer {
 
 // Owns a file descriptor; closes it once.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.release()) {}
-  Fd& operator=(Fd&& o) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd();
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
-
 struct ElfEnd {
   void operator()(Elf* e) const { elf_end(e); }
 };

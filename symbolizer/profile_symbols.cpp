@@ -1,3 +1,4 @@
+#include "core/chunk_codecs.h"
 #include "symbolizer/profile_symbols.h"
 
 #include <map>

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/aggregate.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/stacks.h"

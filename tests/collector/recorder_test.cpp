@@ -14,8 +14,9 @@
 #include "collector/workload.h"
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
+#include "perfabi/load.h"
 #include "tests/support/sampling.h"
 
 namespace kprof::collector {
@@ -58,7 +59,7 @@ class RecorderTest : public ::testing::Test {
     ProfileWriter w = ProfileWriter::create(path_);
     r.summary = rec.run(w);
     w.write_end();
-    r.profile = load_profile(path_, perfabi::reading({.records = &r.agg}));
+    r.profile = perfabi::load_profile(path_, {.records = &r.agg});
     return r;
   }
   std::string path_;

@@ -8,9 +8,16 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/format.h"
-#include "core/records.h"
+#include "core/profile_writer.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
+#include "core/input.h"
+#include "core/records_chunk.h"
 #include "tests/core/test_util.h"
+#include "perfabi/load.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -60,7 +67,7 @@ void write_profile(const std::string& path, bool complete) {
   Histogram h;
   h.images.push_back({"[kernel]", ""});
   h.rows.push_back({0, "f", Mode::Kernel, 20000, 2000000});
-  w.write_chunk(ChunkType::Histogram, encode_histogram(h));
+  w.write_chunk(ChunkType::Histogram, encode_histogram_rows(h));
   w.write_end();
 }
 
@@ -70,10 +77,10 @@ TEST(Compact, CompressesRecordsAndKeepsEverythingElse) {
   write_profile(path, true);
   const auto before_size = std::filesystem::file_size(path);
   Recorded before;
-  const Profile a = load_profile(path, &before);
+  const Profile a = perfabi::load_profile(path, {.records = &before});
   ASSERT_EQ(records_chunks(path).compressed, 0u);
 
-  const CompactResult r = compact_records(path);
+  const CompactResult r = perfabi::compact_profile(path);
   EXPECT_EQ(r.chunks_compressed, 4u);
   EXPECT_EQ(r.bytes_before, before_size);
   EXPECT_EQ(r.bytes_after, std::filesystem::file_size(path));
@@ -83,13 +90,13 @@ TEST(Compact, CompressesRecordsAndKeepsEverythingElse) {
   EXPECT_EQ(f.compressed, 4u);
 
   Recorded after;
-  const Profile b = load_profile(path, &after);
+  const Profile b = perfabi::load_profile(path, {.records = &after});
   EXPECT_TRUE(b.status.complete) << b.status.problem;
   EXPECT_EQ(after.ips, before.ips);
   EXPECT_EQ(after.times, before.times);
   EXPECT_EQ(b.run, a.run);
   ASSERT_TRUE(a.histogram && b.histogram);
-  EXPECT_EQ(encode_histogram(*b.histogram), encode_histogram(*a.histogram));
+  EXPECT_EQ(encode_histogram_rows(*b.histogram), encode_histogram_rows(*a.histogram));
   EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   // No temporary file left beside it.
@@ -99,7 +106,7 @@ TEST(Compact, CompressesRecordsAndKeepsEverythingElse) {
 
   // Again: nothing left to compress, the same bytes.
   const std::vector<uint8_t> once = read_file_bytes(path);
-  EXPECT_EQ(compact_records(path).chunks_compressed, 0u);
+  EXPECT_EQ(perfabi::compact_profile(path).chunks_compressed, 0u);
   EXPECT_EQ(read_file_bytes(path), once);
 }
 
@@ -109,7 +116,7 @@ TEST(Compact, RefusesAProfileCutShortAndLeavesItAsItWas) {
   write_profile(path, false);
   const std::vector<uint8_t> bytes = read_file_bytes(path);
   try {
-    compact_records(path);
+    perfabi::compact_profile(path);
     FAIL() << "a cut-short profile was compacted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();

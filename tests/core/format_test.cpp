@@ -1,4 +1,9 @@
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
+#include "core/input.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -11,8 +16,10 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/records.h"
+#include "core/records_chunk.h"
 #include "tests/core/test_util.h"
+#include "perfabi/load.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -57,7 +64,7 @@ std::vector<uint64_t> write_full_profile(const std::string& path, bool compress 
   ends.push_back(w.bytes_written());
   w.write_chunk(ChunkType::Summary, encode_summary(testing::sample_summary()), compress);
   ends.push_back(w.bytes_written());
-  w.write_chunk(ChunkType::Histogram, encode_histogram(testing::sample_histogram()), compress);
+  w.write_chunk(ChunkType::Histogram, encode_histogram_rows(testing::sample_histogram()), compress);
   ends.push_back(w.bytes_written());
   w.write_end();
   ends.push_back(w.bytes_written());
@@ -69,15 +76,15 @@ TEST(Format, PayloadCodecsRoundTrip) {
             testing::sample_run_info());
   EXPECT_EQ(decode_run_info(encode_run_info(RunInfo{})), RunInfo{});
   EXPECT_EQ(decode_summary(encode_summary(testing::sample_summary())), testing::sample_summary());
-  EXPECT_EQ(decode_histogram(encode_histogram(testing::sample_histogram())),
+  EXPECT_EQ(decode_histogram(encode_histogram_rows(testing::sample_histogram())),
             testing::sample_histogram());
-  EXPECT_EQ(decode_histogram(encode_histogram(Histogram{})), Histogram{});
+  EXPECT_EQ(decode_histogram(encode_histogram_rows(Histogram{})), Histogram{});
 }
 
 TEST(Format, HistogramPeakCannotExceedItsSamples) {
   Histogram h = testing::sample_histogram();
   h.rows[0].peak_samples = h.rows[0].samples + 1;
-  EXPECT_THROW(decode_histogram(encode_histogram(h)), Error);
+  EXPECT_THROW(decode_histogram(encode_histogram_rows(h)), Error);
 }
 
 TEST(Format, CodecsToleratesMissingAndExtraFields) {
@@ -101,14 +108,14 @@ TEST(Format, CodecsToleratesMissingAndExtraFields) {
 }
 
 TEST(Format, CodecsRejectDamage) {
-  auto h = encode_histogram(testing::sample_histogram());
+  auto h = encode_histogram_rows(testing::sample_histogram());
   for (size_t cut = 0; cut < h.size(); ++cut) {
     std::vector<uint8_t> part(h.begin(), h.begin() + cut);
     EXPECT_THROW(decode_histogram(part), Error) << "cut at " << cut;
   }
   Histogram bad = testing::sample_histogram();
   bad.rows[0].image = 9;  // no such image
-  EXPECT_THROW(decode_histogram(encode_histogram(bad)), Error);
+  EXPECT_THROW(decode_histogram(encode_histogram_rows(bad)), Error);
   auto ri = encode_run_info(testing::sample_run_info());
   ri.resize(ri.size() / 2);
   EXPECT_THROW(decode_run_info(ri), Error);
@@ -120,7 +127,7 @@ TEST(Format, FileRoundTripEveryChunk) {
   for (bool compress : {true, false}) {
     write_full_profile(path, compress);
     CollectingSink sink;
-    Profile p = load_profile(path, &sink);
+    Profile p = perfabi::load_profile(path, {.records = &sink});
     RunInfo want = testing::sample_run_info();
     want.format_version = kFormatVersion;
     EXPECT_EQ(p.run, want);
@@ -220,11 +227,11 @@ TEST(Format, TruncatedAtEveryByte) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     if (cut < ends[0]) {
       // Header or Meta chunk incomplete: not a usable profile.
-      EXPECT_THROW(load_profile_bytes(part, "t.kprof"), Error);
+      EXPECT_THROW(perfabi::load_profile_bytes(part, "t.kprof"), Error);
       continue;
     }
     CollectingSink sink;
-    Profile p = load_profile_bytes(part, "t.kprof", &sink);
+    Profile p = perfabi::load_profile_bytes(part, "t.kprof", {.records = &sink});
     EXPECT_FALSE(p.status.complete);
     EXPECT_FALSE(p.status.problem.empty());
     EXPECT_EQ(p.status.file_bytes, cut);
@@ -257,7 +264,7 @@ TEST(Format, FlippedByteIsACrcProblem) {
   // Flip one byte inside the Summary payload.
   const size_t at = ends[2] + kChunkHeaderBytes + 3;
   bytes[at] ^= 0x40;
-  Profile p = load_profile_bytes(bytes, "f.kprof");
+  Profile p = perfabi::load_profile_bytes(bytes, "f.kprof");
   EXPECT_FALSE(p.status.complete);
   EXPECT_EQ(p.status.good_bytes, ends[2]);
   EXPECT_NE(p.status.problem.find("checksum"), std::string::npos) << p.status.problem;
@@ -274,7 +281,7 @@ TEST(Format, OversizedChunkLengthIsAProblem) {
   auto bytes = read_bytes(path);
   // stored_len of the Kallsyms chunk -> 0xffffffff.
   for (int i = 0; i < 4; ++i) bytes[ends[0] + 4 + i] = 0xff;
-  Profile p = load_profile_bytes(bytes, "o.kprof");
+  Profile p = perfabi::load_profile_bytes(bytes, "o.kprof");
   EXPECT_NE(p.status.problem.find("over the limit"), std::string::npos) << p.status.problem;
   EXPECT_EQ(p.status.good_bytes, ends[0]);
 }
@@ -288,22 +295,22 @@ TEST(Format, UndecodableRecordsChunkEndsTheWalk) {
     const uint8_t junk[] = {99, 1, 2, 3};
     w.write_chunk(ChunkType::Records, junk);
     w.write_chunk(ChunkType::Summary, encode_summary(Summary{}));
-    w.write_chunk(ChunkType::Histogram, encode_histogram(Histogram{}));
+    w.write_chunk(ChunkType::Histogram, encode_histogram_rows(Histogram{}));
     w.write_end();
   }
   CollectingSink sink;
-  Profile p = load_profile(path, &sink);
+  Profile p = perfabi::load_profile(path, {.records = &sink});
   EXPECT_FALSE(p.status.complete);
   EXPECT_NE(p.status.problem.find("'records'"), std::string::npos) << p.status.problem;
   EXPECT_NE(p.status.problem.find("unknown record kind 99"), std::string::npos) << p.status.problem;
   // Without a sink, a complete file's Records chunks are not decoded: its
   // histogram is what reports show, so the file reads completely.
-  Profile q = load_profile(path);
+  Profile q = perfabi::load_profile(path);
   EXPECT_TRUE(q.status.complete);
   EXPECT_TRUE(q.summary);
   EXPECT_FALSE(q.counted);
   // Asked to count them, the damage shows.
-  Profile r = load_profile(path, LoadOptions{.count_records = true});
+  Profile r = perfabi::load_profile(path, {.count_records = true});
   EXPECT_FALSE(r.status.complete);
   EXPECT_NE(r.status.problem.find("unknown record kind 99"), std::string::npos) << r.status.problem;
 }
@@ -326,7 +333,7 @@ TEST(Format, CutShortRecordsAreCountedInTheOneWalk) {
     }
     w.write_chunk(ChunkType::Records, enc.take());
   }
-  const Profile p = load_profile(path);
+  const Profile p = perfabi::load_profile(path);
   ASSERT_TRUE(p.counted);
   EXPECT_EQ(p.counted->samples, 1000u);
   EXPECT_EQ(p.counted->counts.size(), 7u);
@@ -347,7 +354,7 @@ TEST(Format, CutShortRecordsAreCountedInTheOneWalk) {
     ::close(fds[1]);
   });
   ProfileReader reader = ProfileReader::stream(fds[0], {}, "pipe");
-  const Profile q = load_profile(reader);
+  const Profile q = perfabi::load_profile(reader);
   writer.join();
   ::close(fds[0]);
   ASSERT_TRUE(q.counted);
@@ -361,22 +368,22 @@ TEST(Format, HeaderErrors) {
   TempDir dir;
   const auto empty = dir.file("empty.kprof");
   write_bytes(empty, {});
-  EXPECT_EQ(error_of([&] { load_profile(empty); }),
+  EXPECT_EQ(error_of([&] { perfabi::load_profile(empty); }),
             empty + " is empty: not a kprof profile (was the recording killed before it started?)");
   const auto foreign = dir.file("perf.data");
   write_bytes(foreign, {'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 0, 0, 0, 0, 0, 0, 0, 0, 1});
-  EXPECT_EQ(error_of([&] { load_profile(foreign); }), foreign + " is not a kprof profile");
+  EXPECT_EQ(error_of([&] { perfabi::load_profile(foreign); }), foreign + " is not a kprof profile");
   const auto newer = dir.file("new.kprof");
   write_full_profile(newer);
   auto bytes = read_bytes(newer);
   bytes[8] = 7;
   write_bytes(newer, bytes);
   EXPECT_EQ(
-      error_of([&] { load_profile(newer); }),
+      error_of([&] { perfabi::load_profile(newer); }),
       newer + " has format version 7; this kprof reads version " + std::to_string(kFormatVersion));
-  EXPECT_NE(error_of([&] { load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
+  EXPECT_NE(error_of([&] { perfabi::load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { load_profile(dir.path().string()); }).find("is a directory"),
+  EXPECT_NE(error_of([&] { perfabi::load_profile(dir.path().string()); }).find("is a directory"),
             std::string::npos);
 }
 
@@ -388,7 +395,7 @@ TEST(Format, MissingMetaIsAnError) {
     w.write_chunk(ChunkType::Summary, encode_summary(Summary{}));
     w.write_end();
   }
-  EXPECT_NE(error_of([&] { load_profile(path); }).find("meta"), std::string::npos);
+  EXPECT_NE(error_of([&] { perfabi::load_profile(path); }).find("meta"), std::string::npos);
 }
 
 TEST(Format, UnknownChunkTypesAreSkipped) {
@@ -402,7 +409,7 @@ TEST(Format, UnknownChunkTypesAreSkipped) {
     w.write_chunk(ChunkType::Summary, encode_summary(testing::sample_summary()));
     w.write_end();
   }
-  Profile p = load_profile(path);
+  Profile p = perfabi::load_profile(path);
   EXPECT_TRUE(p.status.complete);
   ASSERT_TRUE(p.summary);
   EXPECT_EQ(*p.summary, testing::sample_summary());
@@ -489,7 +496,7 @@ TEST(Format, FailedWriteCutsBackToTheLastCompleteChunk) {
   EXPECT_NE(err.find(path), std::string::npos) << err;
   EXPECT_NE(err.find(std::to_string(kept) + " bytes kept"), std::string::npos) << err;
   EXPECT_EQ(std::filesystem::file_size(path), kept);  // the partial chunk was cut off
-  Profile p = load_profile(path);
+  Profile p = perfabi::load_profile(path);
   EXPECT_EQ(p.status.good_bytes, kept);
   EXPECT_NE(p.status.problem.find("cut short"), std::string::npos) << p.status.problem;
   EXPECT_EQ(p.kallsyms.size(), noise.size());
@@ -537,7 +544,7 @@ TEST(Format, ChunkDamageTheChecksumCannotSee) {
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Profile p = load_profile_bytes(c.file.bytes(), "d.kprof");
+    Profile p = perfabi::load_profile_bytes(c.file.bytes(), "d.kprof");
     EXPECT_FALSE(p.status.complete);
     EXPECT_NE(p.status.problem.find(c.problem), std::string::npos) << p.status.problem;
     const size_t second = kHeaderBytes + kChunkHeaderBytes + encode_run_info(RunInfo{}).size();
@@ -562,7 +569,7 @@ TEST(Format, ZstdFrameWithWrongContentSize) {
   uint64_t at = 0;
   r.for_each_chunk([](uint16_t) { return true; }, [&](const Chunk& c) { at = c.offset; });
   bytes[at + 8] ^= 1;  // raw_len; the checksum covers only the stored bytes
-  Profile p = load_profile_bytes(bytes, "z.kprof");
+  Profile p = perfabi::load_profile_bytes(bytes, "z.kprof");
   EXPECT_NE(p.status.problem.find("bad zstd"), std::string::npos) << p.status.problem;
   EXPECT_TRUE(p.kallsyms.empty());
 }
@@ -578,11 +585,11 @@ TEST(Format, AppendAfterTruncationAndAfterEnd) {
   {
     auto w = ProfileWriter::append(path);
     EXPECT_EQ(w.bytes_written(), ends[2]);
-    w.write_chunk(ChunkType::Histogram, encode_histogram(testing::sample_histogram()));
+    w.write_chunk(ChunkType::Histogram, encode_histogram_rows(testing::sample_histogram()));
     w.write_end();
   }
   CollectingSink sink;
-  Profile p = load_profile(path, &sink);
+  Profile p = perfabi::load_profile(path, {.records = &sink});
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_EQ(sink.samples.size(), 50u);
   EXPECT_FALSE(p.summary);
@@ -596,7 +603,7 @@ TEST(Format, AppendAfterTruncationAndAfterEnd) {
     w.write_chunk(ChunkType::Summary, encode_summary(testing::sample_summary()));
     w.write_end();
   }
-  Profile q = load_profile(path);
+  Profile q = perfabi::load_profile(path);
   EXPECT_TRUE(q.status.complete) << q.status.problem;
   ASSERT_TRUE(q.summary);
   EXPECT_EQ(*q.summary, testing::sample_summary());

@@ -4,8 +4,13 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
 #include "tests/core/test_util.h"
+#include "perfabi/load.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -45,7 +50,7 @@ TEST(HistogramColumns, SmallerThanTheRowLayoutOnceCompressed) {
                       Mode::User, samples, samples * 1'001'001, samples / 2 + 1,
                       0x555555554000ULL + i * 0x1f3ULL, false});
   }
-  const size_t rows = pack_chunk(ChunkType::Histogram, encode_histogram(h)).bytes.size();
+  const size_t rows = pack_chunk(ChunkType::Histogram, encode_histogram_rows(h)).bytes.size();
   const size_t columns =
       pack_chunk(ChunkType::HistogramColumns, encode_histogram_columns(h)).bytes.size();
   EXPECT_LT(columns * 4, rows * 3) << "rows " << rows << " columns " << columns;
@@ -87,7 +92,7 @@ TEST(HistogramColumns, ACompleteFileUsesIt) {
                   encode_histogram_columns(testing::sample_histogram()));
     w.write_end();
   }
-  const Profile p = load_profile(path);
+  const Profile p = perfabi::load_profile(path);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   ASSERT_TRUE(p.histogram);
   EXPECT_TRUE(p.histogram_usable());

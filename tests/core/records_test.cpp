@@ -1,11 +1,13 @@
-#include "core/records.h"
+#include "core/records_chunk.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "perfabi/load.h"
 
 namespace kprof {
 namespace {
@@ -343,7 +345,7 @@ TEST(Records, ManyCpusKeepTheirOwnDeltas) {
 TEST(Records, RowLayoutOfShippedProfilesStillDecodes) {
   for (const char* name : {"generic.kprof", "rt.kprof"}) {
     Recorder r;
-    const Profile p = load_profile(std::string(KPROF_SOURCE_DIR) + "/samples/" + name,
+    const Profile p = perfabi::load_profile(std::string(KPROF_SOURCE_DIR) + "/samples/" + name,
                                    LoadOptions{.records = &r});
     ASSERT_TRUE(p.histogram) << name;
     EXPECT_GT(r.samples.size(), 1000u) << name;

@@ -8,9 +8,14 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/format.h"
+#include "core/profile_writer.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
 #include "core/stacks.h"
 #include "tests/core/test_util.h"
+#include "perfabi/load.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -203,11 +208,11 @@ TEST(Stacks, ProfileReadsItsStacksChunk) {
   {
     ProfileWriter w = ProfileWriter::create(path);
     w.write_chunk(ChunkType::Meta, encode_run_info(RunInfo{}));
-    w.write_chunk(ChunkType::Histogram, encode_histogram(Histogram{}));
+    w.write_chunk(ChunkType::Histogram, encode_histogram_rows(Histogram{}));
     w.write_chunk(ChunkType::Stacks, encode_stacks(sample_stacks()));
     w.write_end();
   }
-  const Profile p = load_profile(path);
+  const Profile p = perfabi::load_profile(path);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   ASSERT_TRUE(p.stacks.has_value());
   EXPECT_EQ(*p.stacks, sample_stacks());

@@ -11,10 +11,13 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/format.h"
-#include "core/records.h"
+#include "core/profile_writer.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
+#include "core/records_chunk.h"
 #include "report/diff.h"
 #include "tests/diff/diff_support.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -38,7 +41,7 @@ class DiffFiles : public ::testing::Test {
     ProfileWriter w = ProfileWriter::create(p);
     w.write_chunk(ChunkType::Meta, encode_run_info(run.run));
     if (run.summary) w.write_chunk(ChunkType::Summary, encode_summary(*run.summary));
-    w.write_chunk(ChunkType::Histogram, encode_histogram(run.histogram));
+    w.write_chunk(ChunkType::Histogram, encode_histogram_rows(run.histogram));
     w.write_end();
     return p;
   }

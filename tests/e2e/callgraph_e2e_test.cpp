@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile.h"
+#include "perfabi/load.h"
 #include "report/callgraph.h"
 #include "report/summary.h"
 #include "tests/e2e/e2e_helpers.h"
@@ -34,7 +34,7 @@ class CallgraphE2E : public ::testing::Test {
     argv.insert(argv.end(), workload.begin(), workload.end());
     const RunResult r = run(argv, dir_.path(), 60);
     EXPECT_EQ(r.exit_code, 0) << r.describe();
-    const Profile p = load_profile(path_, perfabi::reading());
+    const Profile p = perfabi::load_profile(path_);
     EXPECT_TRUE(p.status.complete) << p.status.problem;
     EXPECT_TRUE(p.run.event.callchains);
     if (!p.stacks) {
@@ -138,7 +138,7 @@ TEST_F(CallgraphE2E, CutShortRecordingRebuildsItsStacks) {
   for (pid_t pid : workload) ::kill(pid, SIGKILL);
   ASSERT_EQ(kprof.wait(10).exit_code, 128 + SIGKILL);
 
-  const Profile cut = load_profile(path_, perfabi::reading());
+  const Profile cut = perfabi::load_profile(path_);
   ASSERT_FALSE(cut.status.complete);
   EXPECT_FALSE(cut.stacks.has_value());
   const ProfileHistogram rebuilt = histogram_of(cut);
@@ -151,7 +151,7 @@ TEST_F(CallgraphE2E, CutShortRecordingRebuildsItsStacks) {
 
   const RunResult sym = run({kprof_binary(), "symbolize", path_}, dir_.path(), 60);
   ASSERT_EQ(sym.exit_code, 0) << sym.describe();
-  const Profile named = load_profile(path_, perfabi::reading());
+  const Profile named = perfabi::load_profile(path_);
   ASSERT_TRUE(named.stacks.has_value()) << "kprof symbolize writes the Stacks chunk";
   EXPECT_EQ(named.stacks->total_samples(), rebuilt.stacks->total_samples());
   auto rows = by_name(*named.stacks);

@@ -9,10 +9,13 @@
 
 #include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
-#include "core/format.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/support/sampling.h"
+#include "perfabi/load.h"
 
 namespace kprof::e2e {
 namespace {
@@ -67,11 +70,11 @@ TEST_F(KallsymsCacheE2E, LaterRecordingsUseThisBootsSnapshot) {
     const auto chunks = kallsyms_chunks(file);
     ASSERT_EQ(chunks.size(), 1u) << file;
     EXPECT_LT(chunks[0].size() * 20, cached->chunk.bytes.size()) << file;
-    const Profile f = load_profile(file);
+    const Profile f = perfabi::load_profile(file);
     EXPECT_EQ(f.run.kallsyms_digest, kallsyms_digest(cached->text)) << file;
     EXPECT_EQ(f.run.boot_id, collector::current_boot_id()) << file;
   }
-  Profile p = load_profile(second);
+  Profile p = perfabi::load_profile(second);
   EXPECT_LT(p.kallsyms.size() * 20, cached->text.size());
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
@@ -86,7 +89,7 @@ TEST_F(KallsymsCacheE2E, NoCacheOptionReadsKallsymsAndStoresNothing) {
   EXPECT_FALSE(std::filesystem::exists(xdg_));
   EXPECT_EQ(kallsyms_chunks(dir_.file("n.kprof")).size(), 1u);
   // The whole snapshot, written at the start: the file needs no cache, even cut short.
-  const Profile p = load_profile(dir_.file("n.kprof"));
+  const Profile p = perfabi::load_profile(dir_.file("n.kprof"));
   EXPECT_TRUE(p.run.kallsyms_digest.empty());
   EXPECT_GT(p.kallsyms.size(), collector::read_kallsyms().size() / 2);
 }
@@ -106,7 +109,7 @@ TEST_F(KallsymsCacheE2E, SnapshotMissingASampledAddressIsReadAfresh) {
 
   const std::string out = dir_.file("r.kprof");
   record(out);
-  Profile p = load_profile(out);
+  Profile p = perfabi::load_profile(out);
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded on this machine";
   // The syscall path lies far above the partial snapshot: kprof read

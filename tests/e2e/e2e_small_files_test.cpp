@@ -13,8 +13,12 @@
 #include <gtest/gtest.h>
 
 #include "collector/kallsyms_cache.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile_writer.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
+#include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/support/sampling.h"
 
@@ -78,7 +82,7 @@ class SmallFilesE2E : public ::testing::Test {
     RunResult r = p.wait(10);
     ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.describe();
     ASSERT_FALSE(workload.empty()) << "kprof had no workload child after 2.5 s";
-    const Profile f = load_profile(out, perfabi::reading());
+    const Profile f = perfabi::load_profile(out);
     ASSERT_FALSE(f.status.complete);
     ASSERT_TRUE(f.kallsyms.empty()) << "the snapshot stayed in the cache";
     ASSERT_FALSE(f.run.kallsyms_digest.empty());
@@ -119,7 +123,7 @@ TEST_F(SmallFilesE2E, CompleteRecordingIsSmallAndSelfContained) {
   RunResult there = kprof({"report", file, "--csv", "-"}, elsewhere_);
   ASSERT_EQ(there.exit_code, 0) << there.describe();
   EXPECT_EQ(here.out, there.out);
-  if (load_profile(file, perfabi::reading()).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
+  if (perfabi::load_profile(file).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
   const auto [all, named] = kernel_samples(there.out);
   ASSERT_GT(all, 100u) << there.out;
   EXPECT_GE(named * 10, all * 9) << there.out;
@@ -156,7 +160,7 @@ TEST_F(SmallFilesE2E, CallGraphFramesAreInTheSubset) {
 TEST_F(SmallFilesE2E, KilledRecordingIsNamedFromThisBootsCache) {
   const std::string file = dir_.file("k.kprof");
   record_killed(file);
-  if (load_profile(file, perfabi::reading()).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
+  if (perfabi::load_profile(file).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
 
   RunResult r = kprof({"report", file, "--csv", "-"}, xdg_);
   ASSERT_EQ(r.exit_code, 0) << r.describe();

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile.h"
+#include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/support/sampling.h"
 
@@ -50,7 +50,7 @@ class E2E : public ::testing::Test {
 
   Profile load(const RunResult& r) {
     try {
-      return load_profile(profile_, perfabi::reading());
+      return perfabi::load_profile(profile_);
     } catch (const Error& e) {
       ADD_FAILURE() << "load_profile(" << profile_ << "): " << e.what() << "\n" << r.describe();
       return {};
@@ -96,7 +96,7 @@ TEST_F(E2E, ProfileIsSelfConsistent) {
   EXPECT_EQ(p.histogram->total_samples(), p.summary->samples);
   // The Records chunks hold the same samples the histogram counts.
   SampleCounter counter;
-  load_profile(profile_, perfabi::reading({.records = &counter}));
+  perfabi::load_profile(profile_, {.records = &counter});
   EXPECT_EQ(counter.samples, p.summary->samples);
   EXPECT_EQ(p.run.command.size(), 2u);
   EXPECT_FALSE(p.run.event.name.empty());
@@ -221,7 +221,7 @@ TEST_F(E2E, KillNineLeavesARecoverableFile) {
   SampleCounter counter;
   Profile p;
   try {
-    p = load_profile(profile_, perfabi::reading({.records = &counter}));
+    p = perfabi::load_profile(profile_, {.records = &counter});
   } catch (const Error& e) {
     FAIL() << "a killed recording must still load: " << e.what();
   }
@@ -234,7 +234,7 @@ TEST_F(E2E, KillNineLeavesARecoverableFile) {
   const std::string prefix = dir_.file("prefix.kprof");
   write_text(prefix, read_text(profile_).substr(0, p.status.good_bytes));
   SampleCounter again;
-  const Profile q = load_profile(prefix, perfabi::reading({.records = &again}));
+  const Profile q = perfabi::load_profile(prefix, {.records = &again});
   EXPECT_EQ(q.status.good_bytes, q.status.file_bytes) << q.status.problem;
   EXPECT_EQ(again.samples, counter.samples);
 

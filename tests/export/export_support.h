@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/format.h"
 #include "core/model.h"
 #include "core/stacks.h"
 #include "tests/support/cli_run.h"

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/profile_reader.h"
 #include "core/error.h"
 #include "tests/e2e/e2e_helpers.h"
 

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/format.h"
+#include "core/file_layout.h"
 #include "core/model.h"
 #include "tests/e2e/e2e_helpers.h"
 

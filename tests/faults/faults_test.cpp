@@ -18,8 +18,11 @@
 #include "core/aggregate.h"
 #include "core/compact.h"
 #include "core/error.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile_writer.h"
+#include "core/profile_reader.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"
 #include "tests/support/sampling.h"
@@ -97,7 +100,7 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   SampleCounter counter;
   Profile p;
   try {
-    p = load_profile(out, perfabi::reading({.records = &counter}));
+    p = perfabi::load_profile(out, {.records = &counter});
   } catch (const Error& e) {
     FAIL() << "the profile cut short by a full disk must load: " << e.what();
   }
@@ -112,7 +115,7 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   std::filesystem::remove(mnt + "/filler");
   RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 60);
   ASSERT_EQ(s.exit_code, 0) << s.describe();
-  Profile done = load_profile(out, perfabi::reading());
+  Profile done = perfabi::load_profile(out);
   EXPECT_TRUE(done.status.complete) << done.status.problem;
   ASSERT_TRUE(done.histogram.has_value());
   EXPECT_EQ(done.histogram->total_samples(), counter.samples);
@@ -138,7 +141,7 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
   RunResult killed = kprof.wait(10);
   ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << killed.describe();
 
-  const Profile p = load_profile(out, perfabi::reading());
+  const Profile p = perfabi::load_profile(out);
   EXPECT_FALSE(p.status.complete);
   ASSERT_TRUE(p.counted);
   EXPECT_GT(p.counted->samples, 1000u) << p.status.problem;
@@ -151,7 +154,7 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
 
   RunResult s = e2e::run({kprof_binary(), "symbolize", out}, logs_.path(), 120);
   ASSERT_EQ(s.exit_code, 0) << s.describe();
-  const Profile done = load_profile(out, perfabi::reading());
+  const Profile done = perfabi::load_profile(out);
   EXPECT_TRUE(done.status.complete) << done.status.problem;
   ASSERT_TRUE(done.histogram.has_value());
   EXPECT_EQ(done.histogram->total_samples(), p.counted->samples);
@@ -191,13 +194,13 @@ TEST_F(Faults, NoRoomToCompressKeepsTheCompleteProfile) {
   const std::vector<uint8_t> before = read_bytes(out);
   ASSERT_GT(fill_disk(mnt), 0u);
   try {
-    compact_records(out);
+    perfabi::compact_profile(out);
     ADD_FAILURE() << "compact_records wrote a copy on a full disk";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_bytes(out), before);
-  const Profile p = load_profile(out, perfabi::reading());
+  const Profile p = perfabi::load_profile(out);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(mnt)) ++entries;
@@ -320,7 +323,7 @@ TEST_F(Faults, UnprivilegedUserRecordsUserSpaceWithANotice) {
   EXPECT_NE(said[0].find("sysctl"), std::string::npos) << "the notice says how to allow it\n"
                                                        << said[0];
 
-  Profile p = load_profile(out, perfabi::reading());
+  Profile p = perfabi::load_profile(out);
   ASSERT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_TRUE(p.run.event.exclude_kernel);
   EXPECT_EQ(lines_mentioning(p.run.notices, "perf_event_paranoid").size(), 1u)
@@ -389,7 +392,7 @@ TEST_F(Faults, KptrRestrictOneStillNamesKernelFunctionsForRoot) {
   RunResult r = record_with_kptr_restrict("1", out, logs_.path(), &setup);
   KPROF_REQUIRE_ROOT_SETUP(setup.empty(), setup);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  Profile p = load_profile(out, perfabi::reading());
+  Profile p = perfabi::load_profile(out);
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
   EXPECT_TRUE(lines_mentioning(p.run.notices, "kptr_restrict").empty())
@@ -411,7 +414,7 @@ TEST_F(Faults, KptrRestrictTwoKeepsKernelSamplesUnnamedWithANotice) {
   EXPECT_EQ(lines_mentioning(r.err_lines(), "kptr_restrict").size(), 1u)
       << "the notice is shown while recording\n"
       << r.describe();
-  Profile p = load_profile(out, perfabi::reading());
+  Profile p = perfabi::load_profile(out);
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
   if (p.run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded here";
   ASSERT_TRUE(p.kallsyms.starts_with("0000000000000000")) << "kallsyms was not hidden";

@@ -9,8 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "core/format.h"
-#include "perfabi/spool.h"
+#include "core/profile.h"
+#include "core/file_layout.h"
+#include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"
 #include "tests/support/sampling.h"
@@ -50,7 +51,7 @@ class Symbolize : public ::testing::Test {
     RunResult r = kprof.wait(10);
     EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.describe();
     SampleCounter counter;
-    Profile p = load_profile(out_, perfabi::reading({.records = &counter}));
+    Profile p = perfabi::load_profile(out_, {.records = &counter});
     EXPECT_FALSE(p.status.complete);
     EXPECT_FALSE(p.histogram.has_value());
     return counter.samples;
@@ -85,7 +86,7 @@ TEST_F(Symbolize, NamesUserFunctionsOfARecordingKilledWithSigkill) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(lines_mentioning(r.err_lines(), "cut short").size(), 1u) << r.describe();
 
-  Profile p = load_profile(out_, perfabi::reading());
+  Profile p = perfabi::load_profile(out_);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_EQ(p.status.good_bytes, p.status.file_bytes);
   ASSERT_TRUE(p.histogram.has_value());
@@ -99,7 +100,7 @@ TEST_F(Symbolize, NamesUserFunctionsOfARecordingKilledWithSigkill) {
   ASSERT_EQ(rep.exit_code, 0) << rep.describe();
   EXPECT_NE(rep.out.find("kprof_hot"), std::string::npos) << rep.describe();
   ASSERT_EQ(symbolize().exit_code, 0);
-  Profile again = load_profile(out_, perfabi::reading());
+  Profile again = perfabi::load_profile(out_);
   EXPECT_TRUE(again.status.complete);
   EXPECT_EQ(again.histogram, p.histogram);
 }
@@ -112,7 +113,7 @@ TEST_F(Symbolize, ChangedBinaryIsDetectedAndKeepsTheRecordedNames) {
   RunResult rec = e2e::run(record_argv({prog, "1"}), dir_.path(), 60);
   ASSERT_EQ(rec.exit_code, 0) << rec.describe();
   SampleCounter counter;
-  Profile before = load_profile(out_, perfabi::reading({.records = &counter}));
+  Profile before = perfabi::load_profile(out_, {.records = &counter});
   ASSERT_TRUE(before.histogram.has_value());
   bool has_build_id = false;
   for (const Mmap& m : counter.mmaps) has_build_id |= m.filename == prog && !m.build_id.empty();
@@ -127,7 +128,7 @@ TEST_F(Symbolize, ChangedBinaryIsDetectedAndKeepsTheRecordedNames) {
   auto warned = lines_mentioning(lines_mentioning(r.err_lines(), prog), "build-id");
   EXPECT_EQ(warned.size(), 1u) << r.describe();
 
-  Profile after = load_profile(out_, perfabi::reading());
+  Profile after = perfabi::load_profile(out_);
   EXPECT_TRUE(after.status.complete) << after.status.problem;
   ASSERT_TRUE(after.histogram.has_value());
   EXPECT_EQ(after.histogram->total_samples(), before.histogram->total_samples());
@@ -152,7 +153,7 @@ TEST_F(Symbolize, DeletedBinaryWarnsAndKeepsItsSamplesUnnamed) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_GE(lines_mentioning(r.err_lines(), prog).size(), 1u) << r.describe();
 
-  Profile p = load_profile(out_, perfabi::reading());
+  Profile p = perfabi::load_profile(out_);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   ASSERT_TRUE(p.histogram.has_value());
   EXPECT_EQ(p.histogram->total_samples(), samples);

@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "importer/import.h"
-#include "perfabi/spool.h"
+#include "perfabi/load.h"
 #include "tests/importer/perf_data_builder.h"
 #include "tests/support/text_files.h"
 
@@ -212,7 +212,7 @@ TEST_F(Fixture, ImportWritesAProfileThatLoadsTheSame) {
     ProfileWriter w = ProfileWriter::create(out);
     return import_perf_data(recording(), "t.data", running("6.1.0-test", kBuildIdHex), &w);
   }();
-  const Profile back = load_profile(out, perfabi::reading());
+  const Profile back = perfabi::load_profile(out);
   EXPECT_TRUE(back.status.complete) << back.status.problem;
   EXPECT_EQ(back.run.event, p.run.event);
   EXPECT_EQ(back.run.notices, p.run.notices);
@@ -228,7 +228,7 @@ TEST_F(Fixture, ImportWritesAProfileThatLoadsTheSame) {
     void on_sample(const Sample&) override { ++samples; }
     uint64_t samples = 0;
   } count;
-  load_profile(out, perfabi::reading({.records = &count}));
+  perfabi::load_profile(out, {.records = &count});
   EXPECT_EQ(count.samples, 10u) << "the chosen event's samples are kept as records";
 }
 

@@ -7,8 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/format.h"
-#include "core/records.h"
+#include "core/profile_writer.h"
+#include "core/file_layout.h"
+#include "core/chunk_codecs.h"
+#include "core/records_chunk.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof::load {
 
@@ -187,7 +190,7 @@ GenResult generate_profile(const std::string& path, const GenOptions& o) {
                           user_period[i * kUserFunctions + f]});
       }
     }
-    w.write_chunk(ChunkType::Histogram, encode_histogram(h));
+    w.write_chunk(ChunkType::Histogram, encode_histogram_rows(h));
   }
   if (o.end) w.write_end();
   result.bytes = w.bytes_written();

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "core/chunk_codecs.h"
+#include "core/file_layout.h"
+#include "core/profile_writer.h"
 #include "core/error.h"
+#include "perfabi/load.h"
 #include "tests/core/test_util.h"
 #include "tests/perfabi/perf_record_builder.h"
 
@@ -91,7 +95,7 @@ TEST(Spool, DamageIsOneRecordOrTheChunk) {
   }
   Collect loaded;
   uint64_t counted = 0;
-  load_profile(dir.file("d.kprof"), reading({.records = &loaded}, &counted));
+  perfabi::load_profile(dir.file("d.kprof"), {.records = &loaded}, &counted);
   EXPECT_EQ(loaded.samples.size(), 2u);
   EXPECT_EQ(counted, 1u);
 

@@ -8,13 +8,14 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/records.h"
+#include "core/records_chunk.h"
 #include "export/tables.h"
 #include "report/info.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
+#include "perfabi/load.h"
 
 namespace kprof {
 namespace {
@@ -55,7 +56,7 @@ struct Loaded {
 // where the build directory is.
 Loaded build_and_load(const ProfileBuilder& b, const std::string& name) {
   std::string path = b.write(test::temp_dir(name) + "/" + name + ".kprof");
-  Loaded l{load_profile(path), {}};
+  Loaded l{perfabi::load_profile(path), {}};
   l.hist = histogram_of(l.profile);
   l.profile.path = name + ".kprof";
   return l;
@@ -248,7 +249,7 @@ std::string chopped_profile(const std::string& name) {
 
 TEST(Report, CutShortFileNamesKernelFunctionsFromSnapshot) {
   std::string path = chopped_profile("cut_short");
-  Loaded l{load_profile(path), {}};
+  Loaded l{perfabi::load_profile(path), {}};
   ASSERT_FALSE(l.profile.status.complete);
   ASSERT_FALSE(l.profile.histogram.has_value());
   l.hist = histogram_of(l.profile);
@@ -366,7 +367,7 @@ TEST(Info, ShowsEveryKeyField) {
   b.run.scores = {{"tps", 1234.5}};
   b.run.notices = {"perf_event_paranoid=2: kernel samples need root"};
   std::string path = b.write(test::temp_dir("info") + "/info.kprof");
-  Profile p = load_profile(path);
+  Profile p = perfabi::load_profile(path);
   ProfileHistogram hist = histogram_of(p);
   p.path = "info.kprof";
   std::ostringstream out;
@@ -408,7 +409,7 @@ TEST(Info, ShowsEveryKeyField) {
 
 TEST(Info, CutShortFile) {
   std::string path = chopped_profile("info_cut_short");
-  Profile p = load_profile(path);
+  Profile p = perfabi::load_profile(path);
   ProfileHistogram hist = histogram_of(p);
   std::ostringstream out;
   write_info(out, p, hist, chunk_counts(p.status));

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
+#include "core/profile.h"
 #include "report/diff.h"
 #include "report/summary.h"
+#include "perfabi/load.h"
 
 namespace kprof {
 namespace {
@@ -86,7 +87,7 @@ TEST(IrqSkid, ConcentrationDecidesWhenThePeakIsKnown) {
 // irq-skid rows and warning.
 TEST(IrqSkid, ShippedSyscallProfilesShowIt) {
   const std::string dir = std::string(KPROF_SOURCE_DIR) + "/samples/";
-  const Profile p = load_profile(dir + "generic.kprof");
+  const Profile p = perfabi::load_profile(dir + "generic.kprof");
   const ProfileHistogram h = histogram_of(p);
   EXPECT_NE(irq_skid_notice(h.histogram, p.run.event), "");
 

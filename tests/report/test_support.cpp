@@ -1,4 +1,8 @@
+#include "core/chunk_codecs.h"
+#include "core/file_layout.h"
+#include "core/profile_writer.h"
 #include "tests/report/test_support.h"
+#include "tests/support/histogram_rows.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +30,7 @@ std::string ProfileBuilder::write(const std::string& path) const {
   if (!modules.empty()) w.write_chunk(ChunkType::Modules, bytes_of(modules), false);
   for (const auto& r : records) w.write_chunk(ChunkType::Records, r, false);
   if (summary) w.write_chunk(ChunkType::Summary, encode_summary(*summary), false);
-  if (histogram) w.write_chunk(ChunkType::Histogram, encode_histogram(*histogram), false);
+  if (histogram) w.write_chunk(ChunkType::Histogram, encode_histogram_rows(*histogram), false);
   if (stacks) w.write_chunk(ChunkType::Stacks, encode_stacks(*stacks), false);
   if (end) w.write_end();
   return path;

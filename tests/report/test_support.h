@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "core/format.h"
 #include "core/model.h"
 #include "core/stacks.h"
 #include "tests/support/text_files.h"

@@ -15,9 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "core/chunk_codecs.h"
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
 #include "symbolizer/profile_symbols.h"
+#include "perfabi/load.h"
 
 namespace fs = std::filesystem;
 
@@ -406,7 +408,7 @@ TEST(SymbolizeProfile, NamesLeafAndCallerAndWritesStacksOnly) {
     w.write_chunk(ChunkType::Meta, encode_run_info(RunInfo{}));
     write_profile_symbols(w, sym);
   }
-  const Profile p = load_profile(path);
+  const Profile p = perfabi::load_profile(path);
   EXPECT_TRUE(p.status.complete) << p.status.problem;
   EXPECT_FALSE(p.histogram.has_value()) << "a -g profile's flat table is its stacks' leaves";
   ASSERT_TRUE(p.stacks.has_value());

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "core/bytes.h"
-#include "core/flat_map.h"
+#include "core/dense_hash_map.h"
 #include "core/model.h"
 
 namespace kprof {
@@ -124,7 +124,7 @@ class RecordEncoder {
   ByteWriter col_[record_columns::kColumns];
   std::vector<StoredChain> chains_;                        // this chunk's, in order
   std::unordered_multimap<uint64_t, uint32_t> chain_ids_;  // hash -> index into chains_
-  FlatMap<uint32_t, record_columns::CpuState, record_columns::CpuHash> cpus_;
+  DenseHashMap<uint32_t, record_columns::CpuState, record_columns::CpuHash> cpus_;
   uint64_t last_time_ = 0;
   size_t count_ = 0;
 };

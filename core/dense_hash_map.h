@@ -1,4 +1,4 @@
-// FlatMap: a hash map for counting many keys fast. Entries live in one
+// DenseHashMap: a hash map for counting many keys fast. Entries live in one
 // vector in the order they were first seen (iteration yields
 // std::pair<const-ish K, V>&, so `for (auto& [k, v] : map)` works); an
 // open-addressing index of entry numbers (linear probing, a power of two,
@@ -17,7 +17,7 @@
 namespace kprof {
 
 template <class K, class V, class Hash>
-class FlatMap {
+class DenseHashMap {
  public:
   using value_type = std::pair<K, V>;
 
@@ -51,7 +51,7 @@ class FlatMap {
   size_t count(const K& k) const { return find(k) ? 1 : 0; }
   const V& at(const K& k) const {
     if (const V* v = find(k)) return *v;
-    throw std::out_of_range("FlatMap::at: no such key");
+    throw std::out_of_range("DenseHashMap::at: no such key");
   }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }

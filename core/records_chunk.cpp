@@ -1,4 +1,4 @@
-#include "core/records.h"
+#include "core/records_chunk.h"
 
 #include <algorithm>
 #include <iterator>
@@ -368,7 +368,7 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
                " records");
   }
   DecodeState st;
-  FlatMap<uint32_t, CpuState, CpuHash> cpu_state;
+  DenseHashMap<uint32_t, CpuState, CpuHash> cpu_state;
   Sample& s = st.sample;
   for (uint64_t i = 0; i < records; ++i) {
     const RecordKind kind = read_kind(kinds);

@@ -1,22 +1,17 @@
-// ProfileWriter and the input helpers. The reader and load_profile live in
-// format_reader.cpp, the chunk payload codecs in format_codec.cpp.
-#include "core/format.h"
+#include "core/profile_writer.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <utility>
 
 #include "core/bytes.h"
 #include "core/error.h"
-#include "core/mapped_file.h"
-#include "core/records.h"
+#include "core/profile_reader.h"
 
 namespace kprof {
 namespace {
@@ -65,92 +60,16 @@ std::string open_error(const std::string& path, int e) {
 
 }  // namespace
 
-bool rereadable_input(const std::string& path) {
-  struct stat st {};
-  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::vector<uint8_t> read_fd(int fd, const std::string& name, size_t limit) {
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  while (bytes.size() < limit) {
-    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, limit - bytes.size()));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(errno_message("cannot read " + name, errno));
-    }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return bytes;
-}
-
-std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  if (path == "-") {
-    if (::isatty(STDIN_FILENO) == 1) {
-      throw Error(
-          "standard input is a terminal: pipe a profile in (ssh host cat x.kprof | kprof "
-          "report -)");
-    }
-    return read_fd(STDIN_FILENO, "standard input");
-  }
-  const InputFile in = InputFile::open(path, "record one with kprof record -o " + path);
-  return read_fd(in.fd(), path);
-}
-
-const char* chunk_type_name(uint16_t type) {
-  switch (static_cast<ChunkType>(type)) {
-    case ChunkType::Meta:
-      return "meta";
-    case ChunkType::Kallsyms:
-      return "kallsyms";
-    case ChunkType::Modules:
-      return "modules";
-    case ChunkType::Records:
-      return "records";
-    case ChunkType::Summary:
-      return "summary";
-    case ChunkType::Histogram:
-    case ChunkType::HistogramColumns:
-      return "histogram";
-    case ChunkType::End:
-      return "end";
-    case ChunkType::Stacks:
-      return "stacks";
-    case ChunkType::PerfRecords:
-      return "perf-records";
-  }
-  return "unknown";
-}
-
-// ---------------------------------------------------------------- writer
-
-ProfileWriter::ProfileWriter(int fd, std::string path, uint64_t offset)
-    : fd_(fd), path_(std::move(path)), offset_(offset) {}
-
-ProfileWriter::ProfileWriter(ProfileWriter&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), offset_(o.offset_) {}
-
-ProfileWriter& ProfileWriter::operator=(ProfileWriter&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(o.fd_, -1);
-    path_ = std::move(o.path_);
-    offset_ = o.offset_;
-  }
-  return *this;
-}
-
-ProfileWriter::~ProfileWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
+ProfileWriter::ProfileWriter(Fd fd, std::string path, uint64_t offset)
+    : fd_(std::move(fd)), path_(std::move(path)), offset_(offset) {}
 
 ProfileWriter ProfileWriter::create(const std::string& path) {
   // O_NONBLOCK keeps a FIFO at `path` from blocking the open; it is refused below.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
-                  0600);
-  if (fd < 0) throw Error(open_error(path, errno));
-  ProfileWriter w(fd, path, 0);
+  Fd owned(::open(path.c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  if (!owned) throw Error(open_error(path, errno));
+  const int fd = owned.get();
+  ProfileWriter w(std::move(owned), path, 0);
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error(errno_message("cannot stat " + path, errno));
   if (!S_ISREG(st.st_mode)) throw Error(path + " is not a regular file; give a file path with -o");
@@ -175,40 +94,16 @@ ProfileWriter ProfileWriter::append(const std::string& path) {
   reader.for_each_chunk([](uint16_t type) { return type == static_cast<uint16_t>(ChunkType::End); },
                         [&](const Chunk& c) { end_offset = c.offset; });
   const uint64_t keep = end_offset ? *end_offset : reader.status().good_bytes;
-  int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) throw Error(open_error(path, errno));
-  ProfileWriter w(fd, path, keep);
-  if (::ftruncate(fd, static_cast<off_t>(keep)) != 0) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) throw Error(open_error(path, errno));
+  if (::ftruncate(fd.get(), static_cast<off_t>(keep)) != 0) {
     throw Error(errno_message("cannot truncate " + path + " to its last complete chunk", errno));
   }
-  return w;
+  return ProfileWriter(std::move(fd), path, keep);
 }
 
 void ProfileWriter::sync() {
-  if (fd_ >= 0 && ::fsync(fd_) != 0) throw Error(errno_message("cannot sync " + path_, errno));
-}
-
-StoredChunk pack_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress, int level) {
-  if (payload.size() > kMaxChunkBytes) {
-    throw Error("internal: chunk '" + std::string(chunk_type_name(static_cast<uint16_t>(type))) +
-                "' of " + std::to_string(payload.size()) + " bytes is over the limit of " +
-                std::to_string(kMaxChunkBytes));
-  }
-  StoredChunk c;
-  c.type = static_cast<uint16_t>(type);
-  c.raw_len = static_cast<uint32_t>(payload.size());
-  if (compress && payload.size() > 64) {
-    c.bytes.resize(ZSTD_compressBound(payload.size()));
-    const size_t n =
-        ZSTD_compress(c.bytes.data(), c.bytes.size(), payload.data(), payload.size(), level);
-    if (!ZSTD_isError(n) && n < payload.size()) {
-      c.bytes.resize(n);
-      c.flags = kChunkZstd;
-      return c;
-    }
-  }
-  c.bytes.assign(payload.begin(), payload.end());
-  return c;
+  if (fd_ && ::fsync(fd_.get()) != 0) throw Error(errno_message("cannot sync " + path_, errno));
 }
 
 void ProfileWriter::write_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress,
@@ -227,7 +122,7 @@ void ProfileWriter::write_stored(const StoredChunk& c) {
 void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
                               std::span<const uint8_t> stored) {
   const char* name = chunk_type_name(type);
-  if (fd_ < 0)
+  if (!fd_)
     throw Error("internal: writing chunk '" + std::string(name) + "' to a closed profile");
   if (stored.size() > kMaxChunkBytes || raw_len > kMaxChunkBytes ||
       (!(flags & kChunkZstd) && raw_len != stored.size())) {
@@ -241,11 +136,11 @@ void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
   h.u32(static_cast<uint32_t>(stored.size()));
   h.u32(raw_len);
   h.u32(crc32(stored));
-  int e = pwrite_all(fd_, h.bytes(), offset_);
-  if (e == 0) e = pwrite_all(fd_, stored, offset_ + kChunkHeaderBytes);
+  int e = pwrite_all(fd_.get(), h.bytes(), offset_);
+  if (e == 0) e = pwrite_all(fd_.get(), stored, offset_ + kChunkHeaderBytes);
   if (e != 0) {
     // Cut the partial chunk so the file ends on a chunk boundary.
-    (void)::ftruncate(fd_, static_cast<off_t>(offset_));
+    (void)::ftruncate(fd_.get(), static_cast<off_t>(offset_));
     const std::string kept = std::to_string(offset_) + " bytes kept";
     if (e == ENOSPC || e == EDQUOT) {
       throw Error("disk full writing " + path_ + " (" + kept +

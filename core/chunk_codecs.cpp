@@ -1,10 +1,7 @@
-// Payload codecs for the Meta, Summary, Histogram and Stacks chunks.
-//
-// Encoding (see format.h): every struct is a varint field count followed by its
-// fields in a fixed order; nested structs and list elements are length-prefixed
-// blobs with their own field count. A reader takes the fields it knows and
-// ignores the rest, and fields missing from an older writer keep their
-// defaults, so appending a field at the end needs no version bump.
+// Payload codecs for the Meta, Summary, Histogram and Stacks chunks
+// (encoding: chunk_codecs.h).
+#include "core/chunk_codecs.h"
+
 #include <algorithm>
 #include <bit>
 #include <iterator>
@@ -13,51 +10,18 @@
 
 #include "core/bytes.h"
 #include "core/error.h"
-#include "core/format.h"
-#include "core/stacks.h"
+#include "core/model.h"
 
 namespace kprof {
 namespace {
 
-// Writes a struct: the field count first, then the fields.
-class FieldWriter {
- public:
-  explicit FieldWriter(uint64_t nfields) { w.varint(nfields); }
-  void f64(double v) { w.u64(std::bit_cast<uint64_t>(v)); }
-  void blob(const std::vector<uint8_t>& b) {
-    w.varint(b.size());
-    w.raw(b);
-  }
-  ByteWriter w;
-};
-
-// Reads a struct's fields while the writer's field count lasts.
-class FieldReader {
- public:
-  FieldReader(std::span<const uint8_t> data, std::string_view context) : r(data, context) {
-    left_ = r.varint();
-  }
-  // True when the writer wrote one more field; consumes it from the count.
-  bool next() {
-    if (left_ == 0) return false;
-    --left_;
-    return true;
-  }
-  double f64() { return std::bit_cast<double>(r.u64()); }
-  std::span<const uint8_t> blob() { return r.raw(r.count(1)); }
-  ByteReader r;
-
- private:
-  uint64_t left_ = 0;
-};
-
 std::vector<uint8_t> encode_proc_stat(const ProcStat& s) {
-  FieldWriter f(11);
+  FieldWriter f;
   for (uint64_t v : {s.time_ns, s.user, s.nice, s.system, s.idle, s.iowait, s.irq, s.softirq,
                      s.steal, s.intr, s.ctxt}) {
-    f.w.varint(v);
+    f.varint(v);
   }
-  return f.w.take();
+  return f.take();
 }
 
 ProcStat decode_proc_stat(std::span<const uint8_t> data) {
@@ -72,18 +36,18 @@ ProcStat decode_proc_stat(std::span<const uint8_t> data) {
 }
 
 std::vector<uint8_t> encode_event(const EventInfo& e) {
-  FieldWriter f(10);
-  f.w.str(e.requested);
-  f.w.str(e.name);
-  f.w.varint(e.type);
-  f.w.varint(e.config);
-  f.w.u8(e.use_freq);
-  f.w.varint(e.rate);
-  f.w.u8(e.fell_back);
-  f.w.str(e.fallback_reason);
-  f.w.u8(e.exclude_kernel);
-  f.w.u8(e.callchains);
-  return f.w.take();
+  FieldWriter f;
+  f.str(e.requested);
+  f.str(e.name);
+  f.varint(e.type);
+  f.varint(e.config);
+  f.u8(e.use_freq);
+  f.varint(e.rate);
+  f.u8(e.fell_back);
+  f.str(e.fallback_reason);
+  f.u8(e.exclude_kernel);
+  f.u8(e.callchains);
+  return f.take();
 }
 
 EventInfo decode_event(std::span<const uint8_t> data) {
@@ -116,31 +80,32 @@ std::vector<std::string> read_strings(ByteReader& r) {
 }  // namespace
 
 std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
-  FieldWriter f(19);
+  FieldWriter f;
   f.blob(encode_event(ri.event));
-  f.w.str(ri.target);
-  write_strings(f.w, ri.command);
-  f.w.str(ri.kernel_release);
-  f.w.str(ri.kernel_build_id);
-  f.w.str(ri.hostname);
-  f.w.str(ri.cpu_model);
-  f.w.varint(ri.ncpus);
-  f.w.varint(ri.start_realtime_ns);
-  f.w.varint(ri.start_monotonic_ns);
+  f.str(ri.target);
+  write_strings(f.field(), ri.command);
+  f.str(ri.kernel_release);
+  f.str(ri.kernel_build_id);
+  f.str(ri.hostname);
+  f.str(ri.cpu_model);
+  f.varint(ri.ncpus);
+  f.varint(ri.start_realtime_ns);
+  f.varint(ri.start_monotonic_ns);
   f.blob(encode_proc_stat(ri.stat_before));
-  write_strings(f.w, ri.notices);
-  f.w.varint(ri.scores.size());
+  write_strings(f.field(), ri.notices);
+  ByteWriter& scores = f.field();
+  scores.varint(ri.scores.size());
   for (const auto& [name, value] : ri.scores) {
-    f.w.str(name);
-    f.f64(value);
+    scores.str(name);
+    scores.u64(std::bit_cast<uint64_t>(value));
   }
-  f.w.str(ri.source_format);
-  f.w.u8(ri.sample_counts ? 1 : 0);
-  f.w.str(ri.boot_id);
-  f.w.str(ri.kallsyms_digest);
-  f.w.varint(ri.ring_pages);
-  f.w.u8(ri.ring_pages_auto ? 1 : 0);
-  return f.w.take();
+  f.str(ri.source_format);
+  f.u8(ri.sample_counts ? 1 : 0);
+  f.str(ri.boot_id);
+  f.str(ri.kallsyms_digest);
+  f.varint(ri.ring_pages);
+  f.u8(ri.ring_pages_auto ? 1 : 0);
+  return f.take();
 }
 
 RunInfo decode_run_info(std::span<const uint8_t> data) {
@@ -175,21 +140,21 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
 }
 
 std::vector<uint8_t> encode_summary(const Summary& s) {
-  FieldWriter f(13);
-  f.w.varint(s.duration_ns);
-  f.w.varint(s.samples);
-  f.w.varint(s.lost);
-  f.w.u8(static_cast<uint8_t>(s.exit.kind));
-  f.w.svarint(s.exit.value);
+  FieldWriter f;
+  f.varint(s.duration_ns);
+  f.varint(s.samples);
+  f.varint(s.lost);
+  f.u8(static_cast<uint8_t>(s.exit.kind));
+  f.svarint(s.exit.value);
   f.f64(s.real_s);
   f.f64(s.user_s);
   f.f64(s.sys_s);
   f.f64(s.kprof_user_s);
   f.f64(s.kprof_sys_s);
-  f.w.str(s.stop_reason);
+  f.str(s.stop_reason);
   f.blob(encode_proc_stat(s.stat_after));
-  f.w.varint(s.throttled);
-  return f.w.take();
+  f.varint(s.throttled);
+  return f.take();
 }
 
 Summary decode_summary(std::span<const uint8_t> data) {
@@ -218,12 +183,13 @@ Summary decode_summary(std::span<const uint8_t> data) {
 namespace {
 
 void encode_images(FieldWriter& f, const std::vector<Image>& images) {
-  f.w.varint(images.size());
+  ByteWriter& w = f.field();
+  w.varint(images.size());
   for (const auto& im : images) {
-    FieldWriter e(2);
-    e.w.str(im.name);
-    e.w.str(im.build_id);
-    f.blob(e.w.bytes());
+    FieldWriter e;
+    e.str(im.name);
+    e.str(im.build_id);
+    FieldWriter::write_blob(w, e.take());
   }
 }
 
@@ -251,25 +217,6 @@ uint32_t decode_index(ByteReader& r, size_t size, const char* what) {
 }
 
 }  // namespace
-
-std::vector<uint8_t> encode_histogram(const Histogram& h) {
-  FieldWriter f(2);
-  encode_images(f, h.images);
-  f.w.varint(h.rows.size());
-  for (const auto& row : h.rows) {
-    FieldWriter e(8);
-    e.w.varint(row.image);
-    e.w.str(row.function);
-    e.w.u8(static_cast<uint8_t>(row.mode));
-    e.w.varint(row.samples);
-    e.w.varint(row.period);
-    e.w.varint(row.peak_samples);
-    e.w.varint(row.peak_ip);
-    e.w.u8(row.peak_after_irq_enable ? 1 : 0);
-    f.blob(e.w.bytes());
-  }
-  return f.w.take();
-}
 
 Histogram decode_histogram(std::span<const uint8_t> data) {
   Histogram h;
@@ -346,13 +293,14 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
     peak_ip = row->peak_ip;
     col[7].u8(row->peak_after_irq_enable ? 1 : 0);
   }
-  FieldWriter f(4);
+  FieldWriter f;
   encode_images(f, h.images);
-  f.w.varint(rows.size());
-  f.w.varint(per_sample);
-  f.w.varint(kHistogramColumnCount);
-  for (const ByteWriter& c : col) f.blob(c.bytes());
-  return f.w.take();
+  f.varint(rows.size());
+  f.varint(per_sample);
+  ByteWriter& columns = f.field();
+  columns.varint(kHistogramColumnCount);
+  for (const ByteWriter& c : col) FieldWriter::write_blob(columns, c.bytes());
+  return f.take();
 }
 
 Histogram decode_histogram_columns(std::span<const uint8_t> data) {
@@ -396,32 +344,35 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
 // added); the stack table, which holds nearly all the bytes, as plain varints:
 // process, frame count, frame ids (leaf first), samples, period.
 std::vector<uint8_t> encode_stacks(const Stacks& st) {
-  FieldWriter f(4);
+  FieldWriter f;
   encode_images(f, st.images);
-  f.w.varint(st.frames.size());
+  ByteWriter& frames = f.field();
+  frames.varint(st.frames.size());
   for (const Frame& fr : st.frames) {
-    FieldWriter e(3);
-    e.w.varint(fr.image);
-    e.w.str(fr.function);
-    e.w.u8(static_cast<uint8_t>(fr.mode));
-    f.blob(e.w.bytes());
+    FieldWriter e;
+    e.varint(fr.image);
+    e.str(fr.function);
+    e.u8(static_cast<uint8_t>(fr.mode));
+    FieldWriter::write_blob(frames, e.take());
   }
-  f.w.varint(st.processes.size());
+  ByteWriter& processes = f.field();
+  processes.varint(st.processes.size());
   for (const StackProcess& p : st.processes) {
-    FieldWriter e(2);
-    e.w.varint(p.pid);
-    e.w.str(p.name);
-    f.blob(e.w.bytes());
+    FieldWriter e;
+    e.varint(p.pid);
+    e.str(p.name);
+    FieldWriter::write_blob(processes, e.take());
   }
-  f.w.varint(st.stacks.size());
+  ByteWriter& stacks = f.field();
+  stacks.varint(st.stacks.size());
   for (const Stack& s : st.stacks) {
-    f.w.varint(s.process);
-    f.w.varint(s.frames.size());
-    for (uint32_t id : s.frames) f.w.varint(id);
-    f.w.varint(s.samples);
-    f.w.varint(s.period);
+    stacks.varint(s.process);
+    stacks.varint(s.frames.size());
+    for (uint32_t id : s.frames) stacks.varint(id);
+    stacks.varint(s.samples);
+    stacks.varint(s.period);
   }
-  return f.w.take();
+  return f.take();
 }
 
 Stacks decode_stacks(std::span<const uint8_t> data) {

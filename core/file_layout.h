@@ -1,0 +1,81 @@
+// The .kprof file layout: a 16-byte header, then self-delimiting chunks.
+//
+//   header:  "KPROF\r\n\x1a" (8 bytes), u32 version, u32 reserved
+//   chunk:   u16 type, u16 flags, u32 stored_len, u32 raw_len, u32 crc32(stored bytes)
+//            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
+//
+// A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
+// HistogramColumns (Histogram in older files; or, for a -g recording,
+// Stacks: its flat table is their leaves, core/stacks.h), End. The Kallsyms
+// chunk is left out at the start when this boot's cache holds the snapshot
+// (RunInfo::kallsyms_digest); one Kallsyms chunk of the lines the samples
+// need then comes before Histogram (core/kallsyms_subset.h). Readers take
+// the last one. While recording, the rings' perf records are written as
+// PerfRecords chunks (undecoded, uncompressed: perfabi/spool.h); when it ends
+// they become compressed Records chunks (core/compact.h). Either way they are
+// written as they come, so a file cut short (kill -9, full disk) still reads
+// up to its last complete chunk; the reader says where it stopped and why.
+// Unknown chunk types are skipped, so new chunk types do not need a version
+// bump; a changed encoding of an existing chunk does, unless its payload says
+// which one it is (Records: a first byte 0 is the column layout,
+// core/records_chunk.h).
+//
+// Limits: raw_len and stored_len <= kMaxChunkBytes.
+//
+// Who does what: core/chunk_codecs.h (payloads), core/profile_writer.h
+// (appending chunks), core/profile_reader.h (walking them),
+// core/profile.h (the Profile a view reads, loaded in one walk).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kprof {
+
+inline constexpr uint8_t kMagic[8] = {'K', 'P', 'R', 'O', 'F', '\r', '\n', 0x1a};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kHeaderBytes = 16;
+inline constexpr size_t kChunkHeaderBytes = 16;
+inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
+inline constexpr uint16_t kChunkZstd = 1;
+
+enum class ChunkType : uint16_t {
+  Meta = 1,               // RunInfo
+  Kallsyms = 2,           // /proc/kallsyms text at record start
+  Modules = 3,            // /proc/modules text
+  Records = 4,            // encoded Sample/Mmap/Comm/Fork/Exit/Lost (records_chunk.h)
+  Summary = 5,            // Summary
+  Histogram = 6,          // Histogram (symbolized)
+  End = 7,                // empty; the file is complete
+  Stacks = 8,             // Stacks (symbolized call stacks; -g profiles, in place of Histogram)
+  PerfRecords = 9,        // perf records as the kernel wrote them (perfabi/spool.h)
+  HistogramColumns = 10,  // Histogram in column layout (what kprof writes; 6 in older files)
+};
+const char* chunk_type_name(uint16_t type);
+
+// zstd levels. kZstdFast while recording (kallsyms, synthesized records):
+// about as small as level 3 on those, at a third of the CPU. kZstdCompact
+// for the Records chunks compact_records writes once the events are off.
+// kZstdSmall for the histogram, written once and read by every report.
+inline constexpr int kZstdFast = 1;
+inline constexpr int kZstdCompact = 3;
+inline constexpr int kZstdSmall = 9;
+
+// A chunk in its stored form (what follows its header in a file), so it can be
+// copied from one file to another without compressing it again: kprof record
+// keeps this boot's kallsyms snapshot this way (collector/kallsyms_cache.h).
+struct StoredChunk {
+  uint16_t type = 0;
+  uint16_t flags = 0;  // kChunkZstd
+  uint32_t raw_len = 0;
+  std::vector<uint8_t> bytes;  // the stored (maybe compressed) payload
+};
+
+// Packs a payload as ProfileWriter::write_chunk does: zstd at `level` when
+// `compress` and that makes it smaller, else the bytes as they are.
+StoredChunk pack_chunk(ChunkType type, std::span<const uint8_t> payload, bool compress = true,
+                       int level = kZstdFast);
+
+}  // namespace kprof

@@ -1,0 +1,142 @@
+// read_profile: one walk, what report, diff and info need.
+#include "core/profile.h"
+
+#include <optional>
+#include <utility>
+
+#include "core/aggregate.h"
+#include "core/chunk_codecs.h"
+#include "core/error.h"
+#include "core/file_layout.h"
+#include "core/records_chunk.h"
+
+namespace kprof {
+
+bool Profile::histogram_usable() const {
+  if (stacks) return true;
+  // A -g profile holds Stacks, not a Histogram; one whose Stacks chunk did not
+  // read (damaged) is rebuilt from its records like any cut-short file. A
+  // complete -g file of an older kprof holds a Histogram only: it is used.
+  return histogram && !(run.event.callchains && !status.complete);
+}
+
+namespace {
+
+// From the chunk headers alone: whether the file lacks a histogram a report
+// could use, so its records must be counted.
+bool records_needed(const std::vector<uint16_t>& types) {
+  bool end = false, histogram = false, stacks = false;
+  for (uint16_t t : types) {
+    end |= t == static_cast<uint16_t>(ChunkType::End);
+    histogram |= t == static_cast<uint16_t>(ChunkType::Histogram) ||
+                 t == static_cast<uint16_t>(ChunkType::HistogramColumns);
+    stacks |= t == static_cast<uint16_t>(ChunkType::Stacks);
+  }
+  return !(stacks || (histogram && end));
+}
+
+std::string text(const Chunk& c) {
+  return std::string(reinterpret_cast<const char*>(c.payload.data()), c.payload.size());
+}
+
+}  // namespace
+
+Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_records,
+                     const LoadOptions& options) {
+  Profile p;
+  p.path = reader.name();
+  bool have_meta = false;
+  // Whether to count the records as they go by: asked for, or the headers say
+  // there is no histogram, or (a stream, read once) they cannot tell.
+  bool count = options.count_records;
+  if (!count && options.records == nullptr) {
+    const auto types = reader.chunk_types();
+    count = !types || records_needed(*types);
+  }
+  std::optional<AddressAggregator> agg;  // made at the first Records chunk: after Meta
+  auto decode = [&](const Chunk& c, RecordSink& sink) {
+    if (c.type == static_cast<uint16_t>(ChunkType::Records)) {
+      decode_records(c.payload, sink);
+    } else {
+      perf_records.decode(c.payload, sink);
+    }
+  };
+  auto count_records = [&](const Chunk& c) {
+    // Counted for a report (user addresses by mapping: this file's user
+    // functions are not named) unless asked for every address.
+    if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);
+    decode(c, *agg);
+  };
+  auto is_records = [](uint16_t type) {
+    return type == static_cast<uint16_t>(ChunkType::Records) ||
+           type == static_cast<uint16_t>(ChunkType::PerfRecords);
+  };
+  auto want = [&](uint16_t type) {
+    switch (static_cast<ChunkType>(type)) {
+      case ChunkType::Records:
+      case ChunkType::PerfRecords:
+        return options.records != nullptr || count;
+      case ChunkType::Meta:  // the last one wins (kprof import writes it again at the end)
+      case ChunkType::Kallsyms:
+      case ChunkType::Modules:
+      case ChunkType::Summary:
+      case ChunkType::Histogram:
+      case ChunkType::HistogramColumns:
+      case ChunkType::Stacks:
+        return true;
+      default:
+        return false;
+    }
+  };
+  p.status = reader.for_each_chunk(want, [&](const Chunk& c) {
+    switch (static_cast<ChunkType>(c.type)) {
+      case ChunkType::Meta:
+        p.run = decode_run_info(c.payload);
+        have_meta = true;
+        break;
+      case ChunkType::Kallsyms:
+        p.kallsyms = text(c);
+        break;
+      case ChunkType::Modules:
+        p.modules = text(c);
+        break;
+      case ChunkType::Records:
+      case ChunkType::PerfRecords:
+        if (options.records) decode(c, *options.records);
+        if (count) count_records(c);
+        break;
+      case ChunkType::Summary:
+        p.summary = decode_summary(c.payload);
+        break;
+      case ChunkType::Histogram:
+        p.histogram = decode_histogram(c.payload);
+        break;
+      case ChunkType::HistogramColumns:
+        p.histogram = decode_histogram_columns(c.payload);
+        break;
+      case ChunkType::Stacks:
+        p.stacks = decode_stacks(c.payload);
+        break;
+      default:
+        break;
+    }
+  });
+  if (!have_meta) {
+    throw Error(reader.name() + " has no readable run information (meta chunk)" +
+                (p.status.problem.empty() ? std::string() : ": " + p.status.problem));
+  }
+  p.run.format_version = reader.version();
+  if (!count && !p.histogram_usable() && options.records == nullptr && reader.rewindable()) {
+    // The headers promised a histogram that did not read (damage before it):
+    // count the records up to the damage after all.
+    reader.for_each_chunk(is_records, count_records);
+    count = true;
+  }
+  if (count && (options.count_records || !p.histogram_usable())) {
+    if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);  // no records
+    p.counted = std::make_shared<const AddressCounts>(std::move(*agg).take_counts());
+  }
+  return p;
+}
+
+}  // namespace kprof

@@ -1,0 +1,69 @@
+// The Profile every view reads, loaded from a .kprof file in one walk.
+//
+// Core does not know perf's record layout, so loading a file that may hold
+// PerfRecords chunks (a recording's, until it ends: perfabi/spool.h) takes
+// their decoder as an argument that cannot be left out. What every caller
+// outside core uses is perfabi/load.h, which passes perf's decoder; core's
+// own read_profile() is the walk behind it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/model.h"
+#include "core/profile_reader.h"
+#include "core/stacks.h"
+
+namespace kprof {
+
+struct AddressCounts;  // core/aggregate.h
+
+// Decodes the payload of a PerfRecords chunk into a sink (perfabi::SpoolDecoder).
+class PerfRecordsDecoder {
+ public:
+  virtual ~PerfRecordsDecoder() = default;
+  virtual void decode(std::span<const uint8_t> payload, RecordSink& sink) const = 0;
+};
+
+struct LoadOptions {
+  // Every Records and PerfRecords chunk is decoded into it, in order (a
+  // chunk that fails to decode ends the walk as damage, after the records
+  // before the damage were delivered).
+  RecordSink* records = nullptr;
+  // Fill `counted` even when the histogram is usable, with every user
+  // address (to name them: kprof symbolize). Otherwise `counted` (cut short)
+  // holds user samples by mapping, as a report names them: [unknown] per image.
+  bool count_records = false;
+};
+
+struct Profile {
+  std::string path;
+  RunInfo run;
+  std::optional<Summary> summary;
+  std::string kallsyms;  // snapshot text
+  std::string modules;
+  std::optional<Histogram> histogram;  // absent when cut short, and for -g (see stacks)
+  std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
+  ReadStatus status;
+  // The records counted again by address (core/aggregate.h): memory grows
+  // with distinct addresses and stacks, not samples. Set when the histogram
+  // (or a -g file's stacks) is missing or unusable, or when asked for.
+  std::shared_ptr<const AddressCounts> counted;
+  // Whether the Histogram / Stacks the file holds are what a report shows: a
+  // -g profile cut short keeps a Histogram of an older kprof only.
+  bool histogram_usable() const;
+};
+
+// Everything report/diff need, in one walk of the file (and its header
+// index, chunk_types()). Records chunks are not decoded when the file holds
+// a usable Histogram or Stacks; otherwise (cut short) they are counted again
+// into `counted`. Throws kprof::Error for header problems and when no Meta
+// chunk could be read. When a file holds several Meta, Summary or Histogram
+// chunks (appended later), the last one wins.
+Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_records,
+                     const LoadOptions& options = {});
+
+}  // namespace kprof

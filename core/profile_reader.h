@@ -1,0 +1,82 @@
+// Walking a .kprof file chunk by chunk (layout: core/file_layout.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kprof {
+
+// Where reading stopped.
+struct ReadStatus {
+  bool complete = false;    // End chunk seen
+  uint64_t good_bytes = 0;  // bytes up to the end of the last good chunk
+  uint64_t file_bytes = 0;  // a stream's: the bytes it held (read to its end when cut short)
+  std::string problem;  // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
+  std::map<uint16_t, uint64_t> chunks;  // good chunks by type
+};
+
+// One chunk as read: type and its decompressed payload.
+struct Chunk {
+  uint16_t type = 0;
+  uint16_t flags = 0;
+  uint64_t offset = 0;  // of the chunk header in the file
+  std::vector<uint8_t> payload;
+  // As in the file (checksum verified): the reader's buffer, valid during the callback only.
+  std::span<const uint8_t> stored;
+};
+
+// Reads a profile chunk by chunk: from a file (read(), one chunk in memory at
+// a time, so reading costs memory for the largest chunk, not the file), a
+// stream (standard input, a pipe or FIFO: read once, in order), or memory
+// (the caller's bytes). Header problems (not a kprof file, empty file,
+// unknown version) throw kprof::Error; damage after the header ends the walk
+// and is reported in status(), so everything before it is still usable.
+class ProfileReader {
+ public:
+  // A file, or "-" for standard input (refused when it is a terminal).
+  static ProfileReader open(const std::string& path);
+  // Reads `fd` (not owned) on from where it is, after `prefix`, the bytes
+  // already read from it (a format sniff).
+  static ProfileReader stream(int fd, std::vector<uint8_t> prefix, std::string name);
+  explicit ProfileReader(std::vector<uint8_t> bytes, std::string name = "<memory>");
+  ProfileReader(ProfileReader&&) noexcept;
+  ProfileReader& operator=(ProfileReader&&) = delete;
+  ~ProfileReader();
+
+  // Calls `fn` for each good chunk in order. `want` filters by type before
+  // decompression (the checksum of every chunk is still verified). A
+  // kprof::Error thrown by `fn` ends the walk as damage in that chunk
+  // (status().good_bytes stops before it). The walk stops after an End chunk;
+  // a file without one reports "cut short". A stream can be walked once (a
+  // second walk throws); a file or memory any number of times.
+  const ReadStatus& for_each_chunk(const std::function<bool(uint16_t type)>& want,
+                                   const std::function<void(const Chunk&)>& fn);
+  // The chunk types in order as their headers say, read without payloads or
+  // checksums (16 bytes per chunk), up to the first header that does not
+  // fit; nothing for a stream. How a reader decides what to decode before
+  // its one real walk.
+  std::optional<std::vector<uint16_t>> chunk_types();
+  bool rewindable() const;
+  const ReadStatus& status() const { return status_; }
+  const std::string& name() const { return name_; }
+  uint32_t version() const { return version_; }
+
+ private:
+  struct Source;
+  ProfileReader(std::unique_ptr<Source> source, std::string name);
+  void read_header();
+  std::unique_ptr<Source> src_;
+  std::string name_;
+  uint32_t version_ = 0;
+  bool walked_ = false;
+  ReadStatus status_;
+  std::vector<uint8_t> buf_;  // the current chunk's stored bytes
+};
+
+}  // namespace kprof
