@@ -127,9 +127,6 @@ Recorder::Recorder(const RecordOptions& options) : impl_(std::make_unique<Impl>(
 
 Recorder::~Recorder() = default;
 
-const RunInfo& Recorder::run_info() const {
-  return impl_->run;
-}
 const std::string& Recorder::kallsyms() const {
   return impl_->kallsyms.text;
 }

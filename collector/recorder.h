@@ -66,7 +66,6 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
-  const RunInfo& run_info() const;
   // The /proc/kallsyms and /proc/modules snapshots written to the profile,
   // for symbolizing once run() returns.
   const std::string& kallsyms() const;

@@ -11,7 +11,6 @@
 #include "core/aggregate.h"
 #include "core/error.h"
 #include "core/profile.h"
-#include "perfabi/load.h"
 #include "report/callgraph.h"
 #include "report/canonical.h"
 #include "report/diff_rows.h"
@@ -476,11 +475,6 @@ const char* work_verdict_name(const DiffCompare& c, NoiseMethod method) {
 
 uint64_t DiffRun::samples() const {
   return total_samples ? *total_samples : histogram.total_samples();
-}
-
-DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
-                      const DiffView& view) {
-  return diff_run_of(perfabi::load_profile(path), warnings, view);
 }
 
 DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view) {

@@ -4,8 +4,7 @@
 //   DiffInput (sides of one or more runs, options) -> diff_profiles() -> DiffResult
 //   DiffResult -> write_diff_text (here); CSV and JSON: export/tables.h.
 // Only histograms and run facts are read (never Records), so the cost is the
-// number of distinct functions, not samples. load_diff_run() is the one piece
-// that touches files.
+// number of distinct functions, not samples; nothing here touches files.
 //
 // Semantics (see /work/shared/design.md, "The diff"):
 // - Side 0 is the base; every other side is compared against it (N-way).
@@ -181,11 +180,9 @@ struct DiffView {
   std::string callers;  // FUNC, or ""
 };
 
-// With a call-graph view a profile without call chains throws kprof::Error.
-DiffRun load_diff_run(const std::string& path, std::vector<std::string>& warnings,
-                      const DiffView& view = {});
-// The same for a profile already loaded (a .kprof, or one importer/import.h
-// read from a perf.data or a listing).
+// A loaded profile (a .kprof, or one importer/import.h read from a
+// perf.data or a listing) as a diff run. With a call-graph view a profile
+// without call chains throws kprof::Error.
 DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view = {});
 
 }  // namespace kprof

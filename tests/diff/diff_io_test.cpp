@@ -18,6 +18,7 @@
 #include "report/diff.h"
 #include "tests/diff/diff_support.h"
 #include "tests/support/histogram_rows.h"
+#include "tests/diff/load_run.h"
 
 namespace kprof {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "report/diff.h"
 #include "tests/diff/diff_support.h"
+#include "tests/diff/load_run.h"
 
 namespace kprof {
 namespace {

@@ -11,6 +11,7 @@
 #include "report/diff.h"
 #include "report/summary.h"
 #include "perfabi/load.h"
+#include "tests/diff/load_run.h"
 
 namespace kprof {
 namespace {
