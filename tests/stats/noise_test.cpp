@@ -1,28 +1,32 @@
-// The statistics behind noise verdicts, against published reference values.
-#include "report/noise.h"
-
+// The statistics behind noise verdicts (stats/change.h, stats/fdr.h,
+// stats/distributions.h), against published reference values.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <vector>
 
-namespace kprof {
+#include "stats/change.h"
+#include "stats/distributions.h"
+#include "stats/fdr.h"
+
+namespace kprof::stats {
 namespace {
 
 TEST(Noise, NormalAndStudentQuantiles) {
   EXPECT_NEAR(normal_quantile(0.05), 1.959963985, 1e-8);
-  EXPECT_NEAR(student_t_quantile(0.05, 10), 2.228138852, 1e-7);
-  EXPECT_NEAR(student_t_quantile(0.05, 4), 2.776445105, 1e-7);
-  EXPECT_NEAR(student_t_two_sided_p(1.0, 1.0), 0.5, 1e-10);  // Cauchy
-  EXPECT_NEAR(student_t_two_sided_p(2.228138852, 10), 0.05, 1e-8);
-  EXPECT_NEAR(student_t_two_sided_p(0.0, 7), 1.0, 1e-12);
+  EXPECT_NEAR(StudentT(10).quantile(0.05), 2.228138852, 1e-7);
+  EXPECT_NEAR(StudentT(4).quantile(0.05), 2.776445105, 1e-7);
+  EXPECT_NEAR(StudentT(1.0).two_sided_p(1.0), 0.5, 1e-10);  // Cauchy
+  EXPECT_NEAR(StudentT(10).two_sided_p(2.228138852), 0.05, 1e-8);
+  EXPECT_NEAR(StudentT(7).two_sided_p(0.0), 1.0, 1e-12);
 }
 
 // Newcombe (1998), Statistics in Medicine 17:873, example (a): 56/70 - 48/80,
 // method 10 interval 0.0524 to 0.3339.
 TEST(Noise, SamplingIntervalMatchesNewcombeExample) {
-  Change c = sampling_change(48, 80, 56, 70);
+  Change c = sampling_change({{48, 80}, {56, 70}});
   EXPECT_NEAR(c.delta_pp, 20.0, 1e-9);
   EXPECT_NEAR(c.lo_pp, 5.24, 0.01);
   EXPECT_NEAR(c.hi_pp, 33.39, 0.01);
@@ -30,27 +34,28 @@ TEST(Noise, SamplingIntervalMatchesNewcombeExample) {
 }
 
 TEST(Noise, SamplingIntervalShrinksWithSamples) {
-  Change small = sampling_change(10, 1000, 12, 1000);
-  Change large = sampling_change(10000, 1000000, 12000, 1000000);
+  Change small = sampling_change({{10, 1000}, {12, 1000}});
+  Change large = sampling_change({{10000, 1000000}, {12000, 1000000}});
   EXPECT_NEAR(small.delta_pp, large.delta_pp, 1e-12);
   EXPECT_GT(small.p, 0.05);  // 10 vs 12 samples: noise
   EXPECT_LT(large.p, 1e-6);  // the same shares from 1000x the samples: real
   EXPECT_LT(large.hi_pp - large.lo_pp, (small.hi_pp - small.lo_pp) / 10);
-  EXPECT_TRUE(std::isinf(sampling_change(1, 0, 1, 10).hi_pp));
+  EXPECT_TRUE(std::isinf(sampling_change({{1, 0}, {1, 10}}).hi_pp));
 }
 
 TEST(Noise, SamplingPValueAgreesWithTheIntervalForFewSamples) {
   // 1 of 21 samples against 0 of 543: a z-test says p ~ 4e-7; the score
   // interval [-22.7, -0.8] pp barely excludes 0, and p agrees with it.
-  Change c = sampling_change(1, 21, 0, 543);
+  Change c = sampling_change({{1, 21}, {0, 543}});
   EXPECT_LT(c.hi_pp, 0);
   EXPECT_LT(c.lo_pp, -20);
   EXPECT_LT(c.p, 0.05);
   EXPECT_GT(c.p, 0.001);
+  using Four = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>;
   for (double alpha : {0.2, 0.05, 0.01, 0.001}) {
     for (auto [k1, n1, k2, n2] :
-         {std::tuple{1, 21, 0, 543}, std::tuple{30, 1000, 45, 1000}, std::tuple{5, 50, 1, 60}}) {
-      Change x = sampling_change(k1, n1, k2, n2, alpha);
+         {Four{1, 21, 0, 543}, Four{30, 1000, 45, 1000}, Four{5, 50, 1, 60}}) {
+      Change x = sampling_change({{k1, n1}, {k2, n2}}, alpha);
       EXPECT_EQ(x.p<alpha, x.lo_pp> 0 || x.hi_pp < 0) << k1 << "/" << n1 << " " << alpha;
     }
   }
@@ -59,21 +64,21 @@ TEST(Noise, SamplingPValueAgreesWithTheIntervalForFewSamples) {
 TEST(Noise, WelchEqualVariances) {
   // Equal n and variances: df = 2n - 2 = 4, se = sqrt(2/3).
   const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6};
-  Change c = welch_change(a, b);
+  Change c = welch_change({a, b});
   const double se = std::sqrt(2.0 / 3.0);
   EXPECT_NEAR(c.delta_pp, 3.0, 1e-12);
   EXPECT_NEAR(c.hi_pp - c.delta_pp, 2.776445105 * se, 1e-6);
-  EXPECT_NEAR(c.p, student_t_two_sided_p(3.0 / se, 4), 1e-12);
+  EXPECT_NEAR(c.p, StudentT(4).two_sided_p(3.0 / se), 1e-12);
   EXPECT_NEAR(c.p, 0.02131, 1e-4);
 }
 
 TEST(Noise, WelchNoiseAndDegenerateCases) {
   const std::vector<double> a = {1.0, 1.4, 0.8}, b = {1.2, 0.9, 1.3};
-  EXPECT_GT(welch_change(a, b).p, 0.5);
+  EXPECT_GT(welch_change({a, b}).p, 0.5);
   const std::vector<double> same = {2, 2, 2}, other = {3, 3, 3}, one = {3};
-  EXPECT_EQ(welch_change(same, same).p, 1.0);
-  EXPECT_EQ(welch_change(same, other).p, 0.0);
-  EXPECT_TRUE(std::isinf(welch_change(same, one).hi_pp));
+  EXPECT_EQ(welch_change({same, same}).p, 1.0);
+  EXPECT_EQ(welch_change({same, other}).p, 0.0);
+  EXPECT_TRUE(std::isinf(welch_change({same, one}).hi_pp));
 }
 
 TEST(Noise, BenjaminiHochberg) {
@@ -91,4 +96,4 @@ TEST(Noise, BenjaminiHochberg) {
 }
 
 }  // namespace
-}  // namespace kprof
+}  // namespace kprof::stats
