@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "stats/distributions.h"
+#include "stats/policy.h"
 
 namespace kprof::stats {
 
@@ -40,34 +41,15 @@ double first_found(double hi, Found found) {
   return up;
 }
 
-// kPoints equiprobable points (midpoint quantiles) of chi2(k) / k, from its
-// density on a grid in y = ln chi2 (smooth, no pole at 0: exp(k y / 2 - e^y / 2)).
-constexpr int kPoints = 40;
+// kPoints equiprobable points of chi2(k) / k: its midpoint quantiles
+// (i + 0.5) / kPoints. Beyond 1e6 degrees of freedom, all 1.
+constexpr size_t kPoints = 40;
 
 std::vector<double> chi2_points(double k) {
   std::vector<double> out(kPoints, 1.0);
   if (k > 1e6) return out;
-  const double s = std::sqrt(2 / k), centre = std::log(k);
-  const double lo = centre - 40 * s, hi = centre + 12 * s;
-  constexpr int kSteps = 1200;
-  const double h = (hi - lo) / kSteps, mode = k / 2 * centre - k / 2;
-  std::vector<double> cdf(kSteps + 1, 0.0);
-  double prev = 0;
-  for (int j = 0; j <= kSteps; ++j) {
-    const double y = lo + h * j;
-    const double w = std::exp(k / 2 * y - std::exp(y) / 2 - mode);
-    cdf[j] = j ? cdf[j - 1] + (prev + w) / 2 : 0;
-    prev = w;
-  }
-  const double total = cdf[kSteps];
-  int j = 0;
-  for (int i = 0; i < kPoints; ++i) {
-    const double q = (i + 0.5) / kPoints * total;
-    while (j < kSteps && cdf[j + 1] < q) ++j;
-    const double span = cdf[j + 1] - cdf[j];
-    const double y = lo + h * (j + (span > 0 ? (q - cdf[j]) / span : 0));
-    out[i] = std::exp(y) / k;
-  }
+  const detail::ChiSquared chi2(k);
+  for (size_t i = 0; i < kPoints; ++i) out[i] = quantile(chi2, (i + 0.5) / kPoints) / k;
   return out;
 }
 
@@ -95,12 +77,13 @@ class WelchModel {
     const double se = std::sqrt(v1 / r1_ + v2 / r2_);
     if (!(se > 0)) return d > 0 ? 1 : 0;
     const double k1 = static_cast<double>(r1_ - 1), k2 = static_cast<double>(r2_ - 1);
+    const detail::FastNormal normal;
     double sum = 0;
     for (double a : u1_) {
       for (double b : u2_) {
         const double e1 = v1 / r1_ * a, e2 = v2 / r2_ * b, se2 = e1 + e2;
         const double df = se2 * se2 / (e1 * e1 / k1 + e2 * e2 / k2);
-        sum += normal_cdf((d - t_crit(df) * std::sqrt(se2)) / se);
+        sum += cdf(normal, (d - t_crit(df) * std::sqrt(se2)) / se);
       }
     }
     return sum / static_cast<double>(u1_.size() * u2_.size());

@@ -38,9 +38,9 @@
 //   distribution of Phi((d - t(alpha / m, df) SE^) / SE), where each draw
 //   gives Welch's own SE^ and Welch–Satterthwaite df. The integral is over
 //   40 x 40 equiprobable points, the midpoint quantiles (i + 0.5) / 40 of
-//   chi2(r - 1) / (r - 1) on each side (from its density on a grid), and
-//   t(alpha / m, df) is tabulated over Welch's df range (64 points, log t
-//   linear in log df). So the random, often small df that decides
+//   chi2(r - 1) / (r - 1) on each side (Boost.Math's chi_squared quantile),
+//   and t(alpha / m, df) is tabulated over Welch's df range (64 points, log
+//   t linear in log df). So the random, often small df that decides
 //   few-run tests is counted, not a plug-in df (with one, the diff found
 //   1.25x the floor only 77% of the time at 4 runs a side in
 //   tests/diff/detect_test.cpp's simulation). The floor is the smallest d

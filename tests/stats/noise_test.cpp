@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -93,6 +94,29 @@ TEST(Noise, BenjaminiHochberg) {
   std::vector<double> many(100, 0.5);
   many[7] = 0.01;
   EXPECT_GT(benjamini_hochberg(many)[7], 0.05);
+}
+
+// The edges callers meet: nothing throws, and the answers are the limits.
+TEST(Noise, DistributionEdges) {
+  EXPECT_EQ(normal_quantile(1), 0);
+  EXPECT_EQ(normal_quantile(std::nan("")), 0);
+  for (double tiny : {0.0, 1e-320, 1e-300}) {  // the tail a double holds: ~37-38.5
+    EXPECT_GT(normal_quantile(tiny), 37) << tiny;
+    EXPECT_LT(normal_quantile(tiny), 38.5) << tiny;
+  }
+  EXPECT_NEAR(normal_two_sided_p(1.959963985), 0.05, 1e-9);
+  EXPECT_EQ(normal_two_sided_p(std::numeric_limits<double>::infinity()), 0);
+  EXPECT_NEAR(normal_cdf(-1.959963985), 0.025, 1e-10);
+  EXPECT_EQ(StudentT(4).two_sided_p(std::numeric_limits<double>::infinity()), 0);
+  EXPECT_EQ(StudentT(4).two_sided_p(std::nan("")), 0);
+  EXPECT_EQ(StudentT(4).quantile(1), 0);
+  EXPECT_EQ(StudentT(1).quantile(1e-300), 0x1p40);  // Cauchy: 6e299, capped
+  EXPECT_EQ(StudentT(3).quantile(0), 0x1p40);
+  // A df beyond 1 / epsilon, or infinite, is the normal.
+  EXPECT_NEAR(StudentT(1e300).quantile(0.05), 1.959963985, 1e-8);
+  EXPECT_NEAR(StudentT(std::numeric_limits<double>::infinity()).two_sided_p(1.959963985), 0.05,
+              1e-9);
+  EXPECT_NEAR(StudentT(1e7).two_sided_p(1.959963985), 0.05, 1e-7);
 }
 
 }  // namespace
