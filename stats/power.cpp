@@ -1,6 +1,7 @@
 #include "stats/power.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +42,9 @@ double first_found(double hi, Found found) {
   return up;
 }
 
+// Where Phi(x), computed in double, is exactly 1 and exactly 0.
+constexpr double kPhiOne = 8.3, kPhiZero = -38.5;
+
 // kPoints equiprobable points of chi2(k) / k: its midpoint quantiles
 // (i + 0.5) / kPoints. Beyond 1e6 degrees of freedom, all 1.
 constexpr size_t kPoints = 40;
@@ -73,23 +77,60 @@ class WelchModel {
 
   // variance: of one run's value on each side.
   double power(double d, const Sides<double>& variance) const {
-    const double v1 = variance.base, v2 = variance.next;
-    const double se = std::sqrt(v1 / r1_ + v2 / r2_);
-    if (!(se > 0)) return d > 0 ? 1 : 0;
-    const double k1 = static_cast<double>(r1_ - 1), k2 = static_cast<double>(r2_ - 1);
-    const detail::FastNormal normal;
-    double sum = 0;
-    for (double a : u1_) {
-      for (double b : u2_) {
-        const double e1 = v1 / r1_ * a, e2 = v2 / r2_ * b, se2 = e1 + e2;
-        const double df = se2 * se2 / (e1 * e1 / k1 + e2 * e2 / k2);
-        sum += cdf(normal, (d - t_crit(df) * std::sqrt(se2)) / se);
-      }
-    }
-    return sum / static_cast<double>(u1_.size() * u2_.size());
+    return sum(d, variance, [](double, size_t) { return false; }) / kPairs;
+  }
+
+  // Whether power(d, variance) >= target: the same answer, with the sum
+  // stopped once the terms left (each in [0, 1]) can no longer change it.
+  // Adding terms >= 0 never lowers a rounded sum, so a partial sum that
+  // reaches the target decides yes; no is decided only with a margin (1e-6
+  // of a term) far beyond the sum's rounding (1,600 terms: ~1e-10).
+  bool reaches(double d, const Sides<double>& variance, double target) const {
+    bool yes = false, decided = false;
+    const double total = sum(d, variance, [&](double partial, size_t left) {
+      if (partial / kPairs >= target) return decided = yes = true;
+      if (partial + static_cast<double>(left) + 1e-6 < target * kPairs) return decided = true;
+      return false;
+    });
+    return decided ? yes : total / kPairs >= target;
   }
 
  private:
+  static constexpr double kPairs = static_cast<double>(kPoints * kPoints);
+
+  // The integral's sum over the 40 x 40 points (the mean of Phi over the
+  // sample variances' points, times kPairs), in order; after each of the
+  // base's points `stop(partial sum, terms left)` may end it.
+  template <class Stop>
+  double sum(double d, const Sides<double>& variance, Stop stop) const {
+    const double v1 = variance.base, v2 = variance.next;
+    const double se = std::sqrt(v1 / r1_ + v2 / r2_);
+    if (!(se > 0)) return d > 0 ? kPairs : 0;
+    const double k1 = static_cast<double>(r1_ - 1), k2 = static_cast<double>(r2_ - 1);
+    const detail::FastNormal normal;
+    // Each draw's squared SE on the new side, and its term of Satterthwaite's
+    // denominator, once per point rather than once per pair.
+    std::array<double, kPoints> e2, f2;
+    for (size_t j = 0; j < kPoints; ++j) {
+      e2[j] = v2 / r2_ * u2_[j];
+      f2[j] = e2[j] * e2[j] / k2;
+    }
+    double total = 0;
+    for (size_t i = 0; i < kPoints; ++i) {
+      const double e1 = v1 / r1_ * u1_[i], f1 = e1 * e1 / k1;
+      for (size_t j = 0; j < kPoints; ++j) {
+        const double se2 = e1 + e2[j];
+        const double df = se2 * se2 / (f1 + f2[j]);
+        const double x = (d - t_crit(df) * std::sqrt(se2)) / se;
+        // In double, Phi(x) is exactly 1 from 8.3 up and exactly 0 from
+        // -38.5 down (stats_test checks it): the same sum, less work.
+        total += x >= kPhiOne ? 1.0 : x > kPhiZero ? cdf(normal, x) : 0.0;
+      }
+      if (stop(total, (kPoints - 1 - i) * kPoints)) break;
+    }
+    return total;
+  }
+
   double t_crit(double df) const {
     if (!(log_df_step_ > 0)) return std::exp(log_t_[0]);
     const double x = std::clamp((std::log(df) - log_df_lo_) / log_df_step_, 0.0,
@@ -196,7 +237,7 @@ std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
   for (size_t i = 0; i < shares_pct.size(); ++i) {
     const double p1 = shares_pct[i] / 100, v1 = spread.var(p1);
     out[i] = 100 * first_found(1 - p1, [&](double d) {
-               return model.power(d, {v1, spread.var(p1 + d)}) >= test.power;
+               return model.reaches(d, {v1, spread.var(p1 + d)}, test.power);
              });
   }
   return out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "stats/distributions.h"
+#include "stats/policy.h"
 #include "stats/power.h"
 
 namespace kprof::stats {
@@ -89,6 +90,17 @@ TEST(WelchPower, SizeNormalLimitAndMonteCarlo) {
   std::printf("[ measured ] Welch power at d = 4.5, 4 vs 4 runs: model %.4f, Monte Carlo %.4f\n",
               model, mc);
   EXPECT_NEAR(model, mc, 3 * std::sqrt(mc * (1 - mc) / reps) + 0.005);
+}
+
+// The power integration skips Phi where, in double, it is exactly 1 (from
+// 8.3 up) or exactly 0 (from -38.5 down): the same sum only while Boost's
+// Phi agrees.
+TEST(WelchPower, PhiIsExactlyOneAndZeroWhereTheIntegrationSkipsIt) {
+  const detail::FastNormal phi;
+  for (double x = 8.3; x < 60; x += 0.01) ASSERT_EQ(cdf(phi, x), 1.0) << x;
+  for (double x = -38.5; x > -60; x -= 0.01) ASSERT_EQ(cdf(phi, x), 0.0) << x;
+  EXPECT_LT(cdf(phi, 8.2), 1.0);
+  EXPECT_GT(cdf(phi, -38.4), 0.0);
 }
 
 // ---------------------------------------------------------------- run-variance floor
