@@ -96,6 +96,28 @@ TEST(Noise, BenjaminiHochberg) {
   EXPECT_GT(benjamini_hochberg(many)[7], 0.05);
 }
 
+// The rest of Newcombe (1998)'s Table II, method 10 (hybrid score, no
+// continuity correction), examples (b)-(h): 9/10 - 3/10: 0.1705 to 0.8090;
+// 6/7 - 2/7: 0.0582 to 0.8062; 5/56 - 0/29: -0.0381 to 0.1926; 0/10 - 0/20:
+// -0.1611 to 0.2775; 0/10 - 0/10: -0.2775 to 0.2775; 10/10 - 0/20: 0.6791
+// to 1.0000; 10/10 - 0/10: 0.6075 to 1.0000.
+TEST(Noise, SamplingIntervalMatchesNewcombeTableII) {
+  struct Case {
+    Binomial base, next;
+    double lo, hi;
+  };
+  for (const Case& c :
+       {Case{{3, 10}, {9, 10}, 0.1705, 0.8090}, Case{{2, 7}, {6, 7}, 0.0582, 0.8062},
+        Case{{0, 29}, {5, 56}, -0.0381, 0.1926}, Case{{0, 20}, {0, 10}, -0.1611, 0.2775},
+        Case{{0, 10}, {0, 10}, -0.2775, 0.2775}, Case{{0, 20}, {10, 10}, 0.6791, 1.0},
+        Case{{0, 10}, {10, 10}, 0.6075, 1.0}}) {
+    const Change x = sampling_change({c.base, c.next});
+    EXPECT_NEAR(x.lo_pp / 100, c.lo, 6e-5) << c.next.k << "/" << c.next.n;
+    EXPECT_NEAR(x.hi_pp / 100, c.hi, 6e-5) << c.next.k << "/" << c.next.n;
+    EXPECT_EQ(x.p <= 0.05, x.lo_pp > 0 || x.hi_pp < 0);
+  }
+}
+
 // The edges callers meet: nothing throws, and the answers are the limits.
 TEST(Noise, DistributionEdges) {
   EXPECT_EQ(normal_quantile(1), 0);
@@ -117,6 +139,87 @@ TEST(Noise, DistributionEdges) {
   EXPECT_NEAR(StudentT(std::numeric_limits<double>::infinity()).two_sided_p(1.959963985), 0.05,
               1e-9);
   EXPECT_NEAR(StudentT(1e7).two_sided_p(1.959963985), 0.05, 1e-7);
+}
+
+// 10 events against 30 over the same exposure: given 40, the new side's
+// count is binomial(40, 1/2) under equal rates, z = (30 - 20) / sqrt(10),
+// p = 2 Phi(-sqrt(10)) = 0.0015654 (by hand). The interval inverts that
+// score test: at each end, the test of that ratio has |z| = z(alpha/2).
+TEST(Noise, RateRatioScoreTestAndItsInterval) {
+  const RateRatio r = rate_ratio({{10, 1.0}, {30, 1.0}}, 0.05);
+  EXPECT_DOUBLE_EQ(r.ratio, 3);
+  EXPECT_NEAR(r.p, 0.0015654, 1e-7);
+  for (double end : {r.lo, r.hi}) {
+    const double pi = end / (1 + end);  // the ratio with equal exposure as a binomial pi
+    EXPECT_NEAR(std::fabs(30 - 40 * pi) / std::sqrt(40 * pi * (1 - pi)), 1.959963985, 1e-6);
+  }
+  EXPECT_LT(r.lo, 3);
+  EXPECT_GT(r.hi, 3);
+  // Exposure counts: 30 events over twice the exposure is a ratio of 1.5.
+  const RateRatio half = rate_ratio({{10, 1.0}, {30, 2.0}}, 0.05);
+  EXPECT_DOUBLE_EQ(half.ratio, 1.5);
+  EXPECT_GT(half.p, 0.05);
+  EXPECT_LT(half.lo, 1);
+  // Nothing to compare: ratio 1, p 1; no base events: an infinite ratio.
+  EXPECT_EQ(rate_ratio({{0, 1.0}, {0, 1.0}}, 0.05).p, 1);
+  EXPECT_EQ(rate_ratio({{5, 0.0}, {5, 1.0}}, 0.05).p, 1);
+  EXPECT_TRUE(std::isinf(rate_ratio({{0, 1.0}, {5, 1.0}}, 0.05).ratio));
+}
+
+// Run-to-run variance held to the pooled counts: two runs of 2 samples a
+// side against none has a Welch p near 0, the pooled counts do not agree.
+TEST(Noise, RunVarianceIsHeldToThePooledCounts) {
+  const std::vector<double> base = {0, 0}, next = {0.2, 0.2001};
+  const Sides<ShareSample> s{{0, base, {0, 2000}}, {0.20005, next, {4, 2000}}};
+  const Change welch = welch_change({base, next});
+  const Change pooled = sampling_change({{0, 2000}, {4, 2000}});
+  const Change held = share_change(s, NoiseMethod::RunVariance, 0.05);
+  EXPECT_LT(welch.p, 1e-3);
+  EXPECT_EQ(held.p, std::max(welch.p, pooled.p));
+  EXPECT_EQ(held.lo_pp, std::min(welch.lo_pp, pooled.lo_pp));
+  EXPECT_EQ(held.hi_pp, std::max(welch.hi_pp, pooled.hi_pp));
+  EXPECT_EQ(share_change(s, NoiseMethod::Sampling, 0.05).p, pooled.p);
+  const Change none = share_change(s, NoiseMethod::None, 0.05);
+  EXPECT_DOUBLE_EQ(none.delta_pp, 0.20005);
+  EXPECT_EQ(none.p, 1);
+  EXPECT_TRUE(std::isinf(none.hi_pp));
+}
+
+// A rate in % of the base's: Sampling is the pooled counts' rate ratio moved
+// onto the means' ratio; RunVariance Welch in % of the base, held to that.
+TEST(Noise, RateChangeInPercentOfTheBase) {
+  const std::vector<double> base = {10, 11, 9}, next = {15, 16, 14};
+  const Sides<RateSample> s{{10, base, {300, 30}}, {15, next, {450, 30}}};
+  const Change sampling = rate_change(s, NoiseMethod::Sampling, 0.05);
+  const RateRatio rr = rate_ratio({{300, 30}, {450, 30}}, 0.05);
+  EXPECT_DOUBLE_EQ(sampling.delta_pp, 50);
+  EXPECT_EQ(sampling.p, rr.p);
+  EXPECT_NEAR(sampling.lo_pp, 100 * (rr.lo - 1), 1e-9);  // the means' ratio is the counts'
+  const Change runs = rate_change(s, NoiseMethod::RunVariance, 0.05);
+  const Change welch = welch_change({base, next});
+  EXPECT_DOUBLE_EQ(runs.delta_pp, 50);
+  EXPECT_EQ(runs.p, std::max(welch.p, rr.p));
+  EXPECT_EQ(runs.lo_pp, std::min(100 * welch.lo_pp / 10, sampling.lo_pp));
+}
+
+// The false coverage-rate level: R of m selected gives R alpha / m, none
+// selected counts as one, no rows leaves alpha.
+TEST(Noise, FalseCoverageRateLevel) {
+  const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+  const Selection all = select_at_fdr(p, 0.05);
+  EXPECT_EQ(all.selected, 4u);
+  EXPECT_DOUBLE_EQ(all.level_alpha, 0.05);
+  EXPECT_EQ(all.q, benjamini_hochberg(p));
+  std::vector<double> many(100, 0.5);
+  many[7] = 0.01;
+  const Selection none = select_at_fdr(many, 0.05);
+  EXPECT_EQ(none.selected, 0u);
+  EXPECT_DOUBLE_EQ(none.level_alpha, 0.05 / 100);
+  many[3] = 1e-6;
+  EXPECT_EQ(select_at_fdr(many, 0.05).selected, 1u);
+  const Selection empty = select_at_fdr({}, 0.05);
+  EXPECT_TRUE(empty.q.empty());
+  EXPECT_EQ(empty.level_alpha, 0.05);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // The floors and power of stats/power.h on hand-made inputs: their own
-// equations, a Monte Carlo of Welch's test, and the spread fit recovering
-// its model. (The
+// equations, published sample sizes and an independent formula, a Monte
+// Carlo of Welch's test, and the spread fit recovering its model. (The
 // diff's floors by simulation: tests/diff/detect_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <boost/math/distributions/non_central_t.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -45,7 +47,80 @@ TEST(SamplingFloor, SolvesThePowerEquation) {
               100 * (1.95996 + 0.84162) * std::sqrt(2 * 0.05 * 0.95 / 1e6), 0.002);
 }
 
+// The two-proportion sample size of Fleiss (Fleiss, Levin & Paik 2003,
+// Statistical Methods for Rates and Proportions, 3rd ed., ch. 4), without
+// the continuity correction, for a two-sided test at 0.05 with power 0.8,
+//   n = [z(.025) sqrt(2 pbar qbar) + z(.2) sqrt(p1 q1 + p2 q2)]^2 / (p2 - p1)^2,
+// worked by hand with z(.025) = 1.959964, z(.2) = 0.841621:
+//   0.05 vs 0.10: pbar .075: [1.959964 x 0.372492 + 0.841621 x 0.370810]^2
+//                 / 0.05^2 = 1.042152^2 / 0.0025 = 434.4 -> 435 per group
+//                 (the continuity correction n/4 (1 + sqrt(1 + 4/(n d)))^2
+//                 would make it 474);
+//   0.10 vs 0.20: [1.959964 x 0.504975 + 0.841621 x 0.5]^2 / 0.01 = 199.0 -> 199;
+//   0.20 vs 0.30: [1.959964 x 0.612372 + 0.841621 x 0.608276]^2 / 0.01 = 293.2 -> 294;
+//   0.01 vs 0.02: [1.959964 x 0.171901 + 0.841621 x 0.171756]^2 / 1e-4 = 2318.2 -> 2319.
+// So with one row tested the floor at that n per side is at most the
+// difference, and one sample fewer a side leaves it above.
+TEST(SamplingFloor, MatchesFleissSampleSizes) {
+  struct Case {
+    double p1_pct, d_pp;
+    uint64_t n;
+  };
+  const FloorTest one_row{1, 0.05, 0.8};
+  for (const Case& c : {Case{5, 5, 435}, Case{10, 10, 199}, Case{20, 10, 294}, Case{1, 1, 2319}}) {
+    EXPECT_LE(sampling_floor_pp(c.p1_pct, {c.n, c.n}, one_row), c.d_pp) << c.p1_pct;
+    EXPECT_GT(sampling_floor_pp(c.p1_pct, {c.n - 1, c.n - 1}, one_row), c.d_pp) << c.p1_pct;
+  }
+  // 434.4 per group: the floor there is the difference itself, to the
+  // square root's first order (d ~ 1 / sqrt(n)).
+  EXPECT_NEAR(sampling_floor_pp(5, {435, 435}, one_row), 5 * std::sqrt(434.43 / 435), 0.002);
+}
+
 // ---------------------------------------------------------------- Welch power
+
+// The two-sample t test's power from Boost.Math's noncentral t: with equal
+// variances and runs r a side, P(T' > t(alpha/2, 2r - 2)), T' noncentral t
+// with 2r - 2 df and noncentrality d / sqrt(2 v / r). An independent formula.
+double pooled_t_power(double d, double v, size_t r, double alpha) {
+  const double df = 2.0 * static_cast<double>(r) - 2;
+  const double t = boost::math::quantile(complement(boost::math::students_t(df), alpha / 2));
+  const double delta = d / std::sqrt(2 * v / static_cast<double>(r));
+  return boost::math::cdf(complement(boost::math::non_central_t(df, delta), t));
+}
+
+// Cohen (1992), "A power primer", Psychological Bulletin 112:155-159, Table
+// 2 (and Cohen 1988, Table 2.4.1): a two-sided t test at 0.05 between two
+// means needs 393, 64 and 26 per group for power 0.80 at effect sizes d =
+// 0.2, 0.5 and 0.8 (power there 0.7996, 0.8015, 0.8075 by the noncentral t).
+// Welch's test with equal variances and runs has the pooled t's SE and at
+// most its df, so its power is a little lower (by up to 0.05 at 4 runs,
+// 0.006 at 17 runs and alpha 0.001), by little at many runs; the model (40 x
+// 40 points, a tabulated t) matches the noncentral t to 0.001 at Cohen's
+// sizes, to 0.002 from 50 runs, and never exceeds it by more than its own
+// error.
+TEST(WelchPower, MatchesCohenAndTheNoncentralT) {
+  struct Case {
+    double d;
+    size_t r;
+  };
+  for (const Case& c : {Case{0.2, 393}, Case{0.5, 64}, Case{0.8, 26}}) {
+    const double w = welch_power(c.d, {1, 1}, {c.r, c.r}, 0.05);
+    EXPECT_NEAR(w, 0.80, 0.01) << c.d;
+    EXPECT_NEAR(w, pooled_t_power(c.d, 1, c.r, 0.05), 0.001) << c.d;
+  }
+  for (double alpha : {0.05, 0.01, 0.001}) {
+    for (size_t r : {3, 4, 6, 10, 17, 50, 200}) {
+      for (double d : {0.5, 1.0, 2.0, 4.0}) {
+        const double w = welch_power(d, {2, 2}, {r, r}, alpha);
+        const double t = pooled_t_power(d, 2, r, alpha);
+        EXPECT_LE(w, t + 0.001) << r << " runs, d " << d << ", alpha " << alpha;
+        if (r >= 50) {
+          EXPECT_NEAR(w, t, 0.002) << r << " runs, d " << d << ", alpha " << alpha;
+        }
+      }
+    }
+  }
+}
 
 // Welch's power: its size at d = 0, the normal limit, and a Monte Carlo of
 // Welch's test itself (normal values, the p from StudentT::two_sided_p).
@@ -135,6 +210,19 @@ TEST(RunVarianceFloor, LimitsAndRuns) {
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(all[i], run_variance_floor_pp(shares[i], jitter, {4, 4}, m200));
   }
+}
+
+// The floor is where Welch's power reaches the power asked for: Cohen's
+// medium effect again (64 runs a side, one row at 0.05, power 0.8), with a
+// spread flat enough around 50% (var(p) = a p (1 - p) changes by under
+// 0.5% over the floor) that the sides' variances are equal to that.
+TEST(RunVarianceFloor, IsWhereWelchPowerReachesThePower) {
+  const RunSpread spread{4e-4, 0, 0};  // var(50%) = 1e-4: one run's sd 1 pp
+  const double floor = run_variance_floor_pp(50, spread, {64, 64}, {1, 0.05, 0.8});
+  EXPECT_NEAR(floor, 0.5 * 1.0, 0.01);  // d = 0.5 sd, as Cohen's table says
+  const double v1 = spread.var(0.5), v2 = spread.var(0.5 + floor / 100);
+  EXPECT_NEAR(welch_power(floor / 100, {v1, v2}, {64, 64}, 0.05), 0.8, 1e-6);
+  EXPECT_LT(welch_power(0.99 * floor / 100, {v1, v2}, {64, 64}, 0.05), 0.8);
 }
 
 // ---------------------------------------------------------------- spread fit
