@@ -30,12 +30,17 @@
 #include <string>
 #include <vector>
 
-#include "core/profile.h"
 #include "core/model.h"
+#include "core/profile.h"
 #include "core/stacks.h"
-#include "report/noise.h"
+#include "stats/change.h"
 
 namespace kprof {
+
+// The verdicts' vocabulary, from the statistics (stats/change.h).
+using stats::Change;
+using stats::noise_method_name;
+using stats::NoiseMethod;
 
 enum class DiffBy { Function, Image, Mode };
 // "function" / "image" / "mode"; throws kprof::Error naming the choices.
@@ -95,7 +100,7 @@ struct DiffCell {        // one row on one side
   uint64_t samples = 0;  // summed over runs
   uint64_t period = 0;   // summed over runs (events)
   std::vector<double> run_pct;
-  std::optional<double> events_per_work;  // mean over runs; with scores only
+  std::optional<double> events_per_work;    // mean over runs; with scores only
   std::vector<double> run_events_per_work;  // per run; with scores only
 };
 
@@ -149,9 +154,9 @@ struct DiffResult {
   // Per side ([0] unused): the intervals are at level 1 - alpha_used, the
   // false coverage-rate level (report/diff_rows.h), for shares and per work.
   std::vector<double> interval_alpha, work_interval_alpha;
-  std::string share_title;         // "Cycles%" / "Samples%"
-  bool has_work = false;           // every run has a score: events per work shown
-  std::vector<DiffRow> rows;       // every row, by max |delta| then share
+  std::string share_title;    // "Cycles%" / "Samples%"
+  bool has_work = false;      // every run has a score: events per work shown
+  std::vector<DiffRow> rows;  // every row, by max |delta| then share
 };
 
 // The labels diff_profiles() will use: each side's label, else its first

@@ -1,5 +1,7 @@
 // Inside the diff (report/diff.h): a row's cells and the judgement of every
-// row of one side against the base. Used by diff.cpp only.
+// row of one side against the base. Used by diff.cpp only. The statistics
+// are stats/'s (stats/change.h, stats/fdr.h); this pulls the counts out of
+// the rows and stores what comes back.
 //
 // Shares: sampling statistics (Newcombe) with one run on a side, else
 // run-to-run variance (Welch) held to the pooled counts; Benjamini–Hochberg

@@ -23,7 +23,6 @@
 #include "core/model.h"
 #include "core/stacks.h"
 #include "report/diff.h"
-#include "report/noise.h"
 
 namespace kprof {
 

@@ -1,8 +1,9 @@
-// The detectability floor (report/detect.h): its formulas on hand-made
-// inputs, and by simulation that diff_profiles() finds a change of 1.25x the
-// floor at least 80% of the time and one of 0.4x rarely, for sampling
-// statistics (1 run a side) and run-to-run variance (4 runs a side); and
-// `kprof diff --plan` on the shipped samples.
+// The detectability floor (report/detect.h): what the diff feeds the
+// formulas (their own tests: tests/stats/power_test.cpp) and prints, and by
+// simulation that diff_profiles() finds a change of 1.25x the floor at least
+// 80% of the time and one of 0.4x rarely, for sampling statistics (1 run a
+// side) and run-to-run variance (4 runs a side); and `kprof diff --plan` on
+// the shipped samples.
 //
 // The simulated profiles follow fdr_sim_test.cpp: every share times a
 // lognormal run-to-run factor, renormalized, each row's count Poisson(n x
@@ -16,8 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,100 +30,11 @@ namespace {
 using difftest::Entry;
 using difftest::make_run;
 
-// ---------------------------------------------------------------- formulas
-
-// n = 10,000 a side, m = 100 rows, a 5% row: the floor solves the
-// two-proportion power equation, within 8% of the first-order closed form
-// (z(alpha/m) + z(0.8)) sqrt(2 p q / n) = 1.33 pp and not under it.
-TEST(DetectFloor, SamplingFloorSolvesThePowerEquation) {
-  const double d = sampling_floor_pp(5, 10000, 10000, 100, 0.05) / 100;
-  const double z_a = normal_quantile(0.05 / 100), z_b = normal_quantile(0.4);
-  EXPECT_NEAR(z_a, 3.4807, 1e-3);
-  EXPECT_NEAR(z_b, 0.8416, 1e-3);
-  const double p1 = 0.05, p2 = p1 + d, pbar = (p1 + p2) / 2, n = 10000;
-  const double rhs = z_a * std::sqrt(pbar * (1 - pbar) * 2 / n) +
-                     z_b * std::sqrt(p1 * (1 - p1) / n + p2 * (1 - p2) / n);
-  EXPECT_NEAR(d, rhs, 1e-9);
-  const double first_order = (z_a + z_b) * std::sqrt(2 * p1 * (1 - p1) / n);
-  EXPECT_NEAR(first_order * 100, 1.3323, 1e-3);
-  EXPECT_GE(d, first_order);
-  EXPECT_LE(d, first_order * 1.08);
-  // 4x the samples at least halves it; more rows raise it; no samples, none.
-  EXPECT_LE(sampling_floor_pp(5, 40000, 40000, 100, 0.05), 100 * d / 2);
-  EXPECT_GT(sampling_floor_pp(5, 10000, 10000, 1000, 0.05), 100 * d);
-  EXPECT_TRUE(std::isinf(sampling_floor_pp(5, 0, 10000, 100, 0.05)));
-  // One row tested: alpha itself, (1.96 + 0.84) to first order.
-  EXPECT_NEAR(sampling_floor_pp(5, 1000000, 1000000, 1, 0.05),
-              100 * (1.95996 + 0.84162) * std::sqrt(2 * 0.05 * 0.95 / 1e6), 0.002);
-}
-
-// Welch's power: its size at d = 0, the normal limit, and a Monte Carlo of
-// Welch's test itself (normal values, the p from student_t_two_sided_p).
-TEST(DetectFloor, WelchPower) {
-  // Welch with 4 vs 4 equal variances is a little conservative (its df
-  // estimate is at most the pooled t's 6); with many runs, exact.
-  EXPECT_GT(welch_power(0, 1, 1, 4, 4, 0.05), 0.018);
-  EXPECT_LT(welch_power(0, 1, 1, 4, 4, 0.05), 0.025);
-  EXPECT_NEAR(welch_power(0, 1, 3, 200, 300, 0.01), 0.005, 0.0003);
-  const double z = normal_quantile(0.001) + normal_quantile(0.4);
-  EXPECT_NEAR(welch_power(z * std::sqrt(2.0 / 3000), 1, 1, 3000, 3000, 0.001), 0.8, 0.01);
-  EXPECT_LT(welch_power(5, 1, 2, 4, 4, 0.001), welch_power(6, 1, 2, 4, 4, 0.001));
-
-  std::mt19937_64 gen(0xd1ff);
-  auto normal = [&] {  // Box–Muller on the raw output
-    const double u = static_cast<double>(gen() >> 11) * 0x1.0p-53;
-    const double v = static_cast<double>(gen() >> 11) * 0x1.0p-53;
-    return std::sqrt(-2 * std::log(1 - u)) * std::cos(2 * std::numbers::pi * v);
-  };
-  const double d = 4.5, v1 = 1, v2 = 2;
-  const size_t r = 4, reps = 4000;
-  size_t hits = 0;
-  for (size_t i = 0; i < reps; ++i) {
-    double x[2][4], m[2] = {0, 0}, var[2] = {0, 0};
-    for (size_t j = 0; j < r; ++j) {
-      x[0][j] = std::sqrt(v1) * normal();
-      x[1][j] = d + std::sqrt(v2) * normal();
-      m[0] += x[0][j] / r;
-      m[1] += x[1][j] / r;
-    }
-    for (int s = 0; s < 2; ++s) {
-      for (size_t j = 0; j < r; ++j) var[s] += (x[s][j] - m[s]) * (x[s][j] - m[s]) / (r - 1);
-    }
-    const double e1 = var[0] / r, e2 = var[1] / r, se2 = e1 + e2;
-    const double df = se2 * se2 / (e1 * e1 / (r - 1) + e2 * e2 / (r - 1));
-    const double t = (m[1] - m[0]) / std::sqrt(se2);
-    hits += t > 0 && student_t_two_sided_p(t, df) <= 0.001;
-  }
-  const double mc = static_cast<double>(hits) / reps, model = welch_power(d, v1, v2, r, r, 0.001);
-  std::printf("[ measured ] Welch power at d = 4.5, 4 vs 4 runs: model %.4f, Monte Carlo %.4f\n",
-              model, mc);
-  EXPECT_NEAR(model, mc, 3 * std::sqrt(mc * (1 - mc) / reps) + 0.005);
-}
-
-TEST(DetectFloor, RunVarianceFloor) {
-  // Many runs and a spread that hardly depends on the share: the normal
-  // floor (z + z) SE, within the t's and the spread's few percent.
-  const RunSpread flat{1e-5 / (0.05 * 0.95), 0, 0};  // var(5%) = 1e-5: sd 0.32 pp
-  const double floor = run_variance_floor_pp(5, flat, 50, 50, 100, 0.05);
-  const double normal = 100 * (3.4807 + 0.8416) * std::sqrt(2 * 1e-5 / 50);
-  EXPECT_GT(floor, normal);
-  EXPECT_LT(floor, normal * 1.08);
-  // Runs that never vary: any change is found (the sampling floor binds).
-  EXPECT_LT(run_variance_floor_pp(5, RunSpread{}, 3, 3, 100, 0.05), 1e-9);
-  // Two runs a side, 5% jitter, 200 rows: t(2.5e-4, df <= 2) >= 63, and
-  // a change of any size moves the grown side's spread too: out of reach.
-  const RunSpread jitter{0, 0.05 * 0.05, 0};
-  EXPECT_TRUE(std::isinf(run_variance_floor_pp(5, jitter, 2, 2, 200, 0.05)));
-  // More runs lower it, 4x about halves it.
-  const double four = run_variance_floor_pp(5, jitter, 4, 4, 200, 0.05);
-  const double ten = run_variance_floor_pp(5, jitter, 10, 10, 200, 0.05);
-  EXPECT_TRUE(std::isfinite(four));
-  EXPECT_LT(ten, four);
-  EXPECT_LT(run_variance_floor_pp(5, jitter, 40, 40, 200, 0.05), ten / 2);
-}
+// ---------------------------------------------------------------- the diff's numbers
 
 // Rows built so each pooled within-side variance is exactly a p q + b p^2 q^2,
-// a from the runs' sample counts: the fit returns b.
+// a from the runs' sample counts: the fit of the diff's rows returns b (the
+// fit itself: tests/stats/power_test.cpp).
 TEST(DetectFloor, FitRunSpreadRecoversTheModel) {
   const double b = 0.04 * 0.04;
   DiffInput in;
@@ -155,7 +65,7 @@ TEST(DetectFloor, FitRunSpreadRecoversTheModel) {
     row.vs_base.resize(2);
     res.rows.push_back(row);
   }
-  const RunSpread fit = fit_run_spread(in, res, 1);
+  const stats::RunSpread fit = fit_run_spread(in, res, 1);
   EXPECT_EQ(fit.rows, 7u);
   EXPECT_DOUBLE_EQ(fit.a, a);
   EXPECT_NEAR(fit.b, b, 1e-6 * b);
@@ -177,7 +87,8 @@ TEST(DetectFloor, TextForSamplingAndListings) {
   EXPECT_EQ(floors[0].base_samples, 10000u);
   EXPECT_EQ(floors[0].halve_new_samples, 40000u);
   ASSERT_EQ(floors[0].at.size(), 3u);
-  EXPECT_DOUBLE_EQ(floors[0].at[1].floor_pp, sampling_floor_pp(5, 10000, 10000, 2, 0.05));
+  EXPECT_DOUBLE_EQ(floors[0].at[1].floor_pp,
+                   stats::sampling_floor_pp(5, {10000, 10000}, {2, 0.05, kDetectPower}));
   std::ostringstream out;
   write_detectability(out, floors);
   EXPECT_NE(out.str().find("Detectability floor for B against A (sampling statistics, 10,000 vs "

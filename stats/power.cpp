@@ -1,0 +1,258 @@
+#include "stats/power.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "stats/distributions.h"
+#include "stats/policy.h"
+
+namespace kprof::stats {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// One-sided power quantile: z with P(Z <= z) == power.
+double power_z(double power) {
+  return normal_quantile(2 * (1 - power));
+}
+
+// The smallest d in (0, hi] with found(d), assuming found() turns true once
+// and stays so up to the first crossing; +inf when found(hi) is false. A
+// geometric grid brackets the first crossing, bisection closes it.
+template <class Found>
+double first_found(double hi, Found found) {
+  if (!(hi > 0)) return kInf;
+  double lo = 0, up = -1;
+  for (int k = 24; k >= 0; --k) {
+    const double d = std::ldexp(hi, -k);
+    if (found(d)) {
+      up = d;
+      break;
+    }
+    lo = d;
+  }
+  if (up < 0) return kInf;
+  for (int i = 0; i < 36; ++i) {
+    const double mid = (lo + up) / 2;
+    (found(mid) ? up : lo) = mid;
+  }
+  return up;
+}
+
+// Where Phi(x), computed in double, is exactly 1 and exactly 0.
+constexpr double kPhiOne = 8.3, kPhiZero = -38.5;
+
+// kPoints equiprobable points of chi2(k) / k: its midpoint quantiles
+// (i + 0.5) / kPoints. Beyond 1e6 degrees of freedom, all 1.
+constexpr size_t kPoints = 40;
+
+std::vector<double> chi2_points(double k) {
+  std::vector<double> out(kPoints, 1.0);
+  if (k > 1e6) return out;
+  const detail::ChiSquared chi2(k);
+  for (size_t i = 0; i < kPoints; ++i) out[i] = quantile(chi2, (i + 0.5) / kPoints) / k;
+  return out;
+}
+
+// Welch's test with `runs` a side at one per-row level: the sample-variance
+// points of both sides and t(alpha_row, df) over Welch's df range, tabulated
+// (log t linear in log df between points).
+class WelchModel {
+ public:
+  WelchModel(const Sides<size_t>& runs, double alpha_row)
+      : r1_(runs.base), r2_(runs.next), u1_(chi2_points(r1_ - 1.0)), u2_(chi2_points(r2_ - 1.0)) {
+    constexpr int kTable = 64;
+    const double lo = static_cast<double>(std::min(r1_, r2_) - 1);
+    const double hi = static_cast<double>(r1_ + r2_ - 2);
+    log_df_lo_ = std::log(lo);
+    log_df_step_ = (std::log(hi) - log_df_lo_) / (kTable - 1);
+    for (int i = 0; i < kTable; ++i) {
+      log_t_.push_back(
+          std::log(StudentT(std::exp(log_df_lo_ + log_df_step_ * i)).quantile(alpha_row)));
+    }
+  }
+
+  // variance: of one run's value on each side.
+  double power(double d, const Sides<double>& variance) const {
+    return sum(d, variance, [](double, size_t) { return false; }) / kPairs;
+  }
+
+  // Whether power(d, variance) >= target: the same answer, with the sum
+  // stopped once the terms left (each in [0, 1]) can no longer change it.
+  // Adding terms >= 0 never lowers a rounded sum, so a partial sum that
+  // reaches the target decides yes; no is decided only with a margin (1e-6
+  // of a term) far beyond the sum's rounding (1,600 terms: ~1e-10).
+  bool reaches(double d, const Sides<double>& variance, double target) const {
+    bool yes = false, decided = false;
+    const double total = sum(d, variance, [&](double partial, size_t left) {
+      if (partial / kPairs >= target) return decided = yes = true;
+      if (partial + static_cast<double>(left) + 1e-6 < target * kPairs) return decided = true;
+      return false;
+    });
+    return decided ? yes : total / kPairs >= target;
+  }
+
+ private:
+  static constexpr double kPairs = static_cast<double>(kPoints * kPoints);
+
+  // The integral's sum over the 40 x 40 points (the mean of Phi over the
+  // sample variances' points, times kPairs), in order; after each of the
+  // base's points `stop(partial sum, terms left)` may end it.
+  template <class Stop>
+  double sum(double d, const Sides<double>& variance, Stop stop) const {
+    const double v1 = variance.base, v2 = variance.next;
+    const double se = std::sqrt(v1 / r1_ + v2 / r2_);
+    if (!(se > 0)) return d > 0 ? kPairs : 0;
+    const double k1 = static_cast<double>(r1_ - 1), k2 = static_cast<double>(r2_ - 1);
+    const detail::FastNormal normal;
+    // Each draw's squared SE on the new side, and its term of Satterthwaite's
+    // denominator, once per point rather than once per pair.
+    std::array<double, kPoints> e2, f2;
+    for (size_t j = 0; j < kPoints; ++j) {
+      e2[j] = v2 / r2_ * u2_[j];
+      f2[j] = e2[j] * e2[j] / k2;
+    }
+    double total = 0;
+    for (size_t i = 0; i < kPoints; ++i) {
+      const double e1 = v1 / r1_ * u1_[i], f1 = e1 * e1 / k1;
+      for (size_t j = 0; j < kPoints; ++j) {
+        const double se2 = e1 + e2[j];
+        const double df = se2 * se2 / (f1 + f2[j]);
+        const double x = (d - t_crit(df) * std::sqrt(se2)) / se;
+        // In double, Phi(x) is exactly 1 from 8.3 up and exactly 0 from
+        // -38.5 down (stats_test checks it): the same sum, less work.
+        total += x >= kPhiOne ? 1.0 : x > kPhiZero ? cdf(normal, x) : 0.0;
+      }
+      if (stop(total, (kPoints - 1 - i) * kPoints)) break;
+    }
+    return total;
+  }
+
+  double t_crit(double df) const {
+    if (!(log_df_step_ > 0)) return std::exp(log_t_[0]);
+    const double x = std::clamp((std::log(df) - log_df_lo_) / log_df_step_, 0.0,
+                                static_cast<double>(log_t_.size() - 1));
+    const size_t i = std::min(static_cast<size_t>(x), log_t_.size() - 2);
+    return std::exp(log_t_[i] + (x - static_cast<double>(i)) * (log_t_[i + 1] - log_t_[i]));
+  }
+
+  size_t r1_, r2_;
+  std::vector<double> u1_, u2_;
+  double log_df_lo_ = 0, log_df_step_ = 0;
+  std::vector<double> log_t_;
+};
+
+// The sum of squares of `pct` (in %) about its mean, as fractions; `mean` is set.
+double sum_sq(std::span<const double> pct, double& mean) {
+  mean = 0;
+  for (double x : pct) mean += x / 100;
+  mean /= static_cast<double>(pct.size());
+  double s = 0;
+  for (double x : pct) s += (x / 100 - mean) * (x / 100 - mean);
+  return s;
+}
+
+}  // namespace
+
+double FloorTest::row_alpha() const {
+  return alpha / static_cast<double>(std::max<size_t>(rows, 1));
+}
+
+double RunSpread::var(double p) const {
+  return a * p * (1 - p) + b * p * p * (1 - p) * (1 - p);
+}
+
+double RunSpread::sd_pp(double share_pct) const {
+  return 100 * std::sqrt(var(share_pct / 100));
+}
+
+RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows) {
+  RunSpread out;
+  double inv = 0;
+  for (uint64_t n : run_samples) {
+    if (n) inv += 1.0 / static_cast<double>(n);
+  }
+  out.a = run_samples.empty() ? 0 : inv / static_cast<double>(run_samples.size());
+  struct Point {
+    double x, y, v, df;  // p (1 - p), p^2 (1 - p)^2, pooled variance, its df
+  };
+  std::vector<Point> pts;
+  for (const RunShares& row : rows) {
+    if (row.base.size() < 2 || row.next.size() < 2) continue;
+    double m0, m1;
+    const double ss = sum_sq(row.base, m0) + sum_sq(row.next, m1);
+    const double df = static_cast<double>(row.base.size() + row.next.size() - 2);
+    const double p = (m0 + m1) / 2;
+    if (!(p > 0) || p >= 1) continue;
+    pts.push_back({p * (1 - p), p * p * (1 - p) * (1 - p), ss / df, df});
+  }
+  out.rows = pts.size();
+  // b = sum w y (v - a x) / sum w y^2, reweighted by the fit's own variance
+  // (a pooled variance with df degrees of freedom has variance 2 var^2 / df).
+  double b = 0;
+  for (int iter = 0; iter < 50 && !pts.empty(); ++iter) {
+    double num = 0, den = 0;
+    for (const Point& q : pts) {
+      const double f = std::max(out.a * q.x + b * q.y, 1e-300);
+      const double w = q.df / (f * f);
+      num += w * q.y * (q.v - out.a * q.x);
+      den += w * q.y * q.y;
+    }
+    const double next = den > 0 ? std::max(0.0, num / den) : 0;
+    const bool done = std::fabs(next - b) <= 1e-10 * std::max(next, 1e-300);
+    b = next;
+    if (done) break;
+  }
+  out.b = b;
+  return out;
+}
+
+double sampling_floor_pp(double share_pct, const Sides<uint64_t>& samples, const FloorTest& test) {
+  const uint64_t n1 = samples.base, n2 = samples.next;
+  if (n1 == 0 || n2 == 0) return kInf;
+  const double p1 = share_pct / 100;
+  const double z_a = normal_quantile(test.row_alpha()), z_b = power_z(test.power);
+  const double i1 = 1.0 / static_cast<double>(n1), i2 = 1.0 / static_cast<double>(n2);
+  const double w2 = static_cast<double>(n2) / static_cast<double>(n1 + n2);
+  // g(d) = z_a SE_null + z_b SE_alt - d is concave in d (square roots of
+  // concave quadratics, minus d) and >= 0 at 0: one crossing.
+  auto found = [&](double d) {
+    const double p2 = p1 + d, pbar = p1 + w2 * d;
+    const double null_se = std::sqrt(pbar * (1 - pbar) * (i1 + i2));
+    const double alt_se = std::sqrt(p1 * (1 - p1) * i1 + p2 * (1 - p2) * i2);
+    return z_a * null_se + z_b * alt_se <= d;
+  };
+  return 100 * first_found(1 - p1, found);
+}
+
+std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
+                                           const RunSpread& spread, const Sides<size_t>& runs,
+                                           const FloorTest& test) {
+  std::vector<double> out(shares_pct.size(), kInf);
+  if (runs.base < 2 || runs.next < 2) return out;
+  const WelchModel model(runs, test.row_alpha());
+  for (size_t i = 0; i < shares_pct.size(); ++i) {
+    const double p1 = shares_pct[i] / 100, v1 = spread.var(p1);
+    out[i] = 100 * first_found(1 - p1, [&](double d) {
+               return model.reaches(d, {v1, spread.var(p1 + d)}, test.power);
+             });
+  }
+  return out;
+}
+
+double run_variance_floor_pp(double share_pct, const RunSpread& spread, const Sides<size_t>& runs,
+                             const FloorTest& test) {
+  const double share[] = {share_pct};
+  return run_variance_floors_pp(share, spread, runs, test)[0];
+}
+
+double welch_power(double d, const Sides<double>& variance, const Sides<size_t>& runs,
+                   double alpha_row) {
+  if (runs.base < 2 || runs.next < 2) return 0;
+  return WelchModel(runs, alpha_row).power(d, variance);
+}
+
+}  // namespace kprof::stats

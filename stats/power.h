@@ -1,0 +1,111 @@
+// Power and detectability floors: the smallest growth of a share that a test
+// of many rows finds with a given power, from plain numbers (shares, sample
+// counts, runs, a fitted spread). Pure functions, no I/O; report/detect.h
+// applies them to a diff's comparisons.
+//
+// Method and why:
+// - Multiple testing. With one real change among m tested rows,
+//   Benjamini–Hochberg's threshold for that row is alpha / m (rank 1), as
+//   Bonferroni's. So a floor tests each row two-sided at alpha / m
+//   (FloorTest::row_alpha): conservative (BH can only be more lenient) and
+//   independent of what else changed.
+// - Sampling statistics (counts n1, n2 summed over runs): the two-proportion
+//   power equation (Fleiss; Fleiss, Levin & Paik 2003, Statistical Methods
+//   for Rates and Proportions, 3rd ed., ch. 4, without the continuity
+//   correction) for growth from P to P + d,
+//     d = z(alpha/m) sqrt(pbar qbar (1/n1 + 1/n2)) + z(power) sqrt(p1 q1/n1 + p2 q2/n2),
+//   pbar the pooled share (n1 p1 + n2 p2) / (n1 + n2), solved for d.
+//   Newcombe's score interval behaves like the pooled-variance test, and the
+//   grown share's larger variance matters when d is comparable to P (a 1%
+//   row at ~2,000 samples has a floor of ~2 pp, where the first-order
+//   (z + z) sqrt(2 P Q / n) says 1.5). A fall of the same size, where the
+//   share allows one, is found at least as often (less variance), so the
+//   growth floor stands for "±". 4x the samples per side at least halves it
+//   (exactly, to first order).
+// - Run-to-run variance (both sides >= 2 runs): the variance of one run's
+//   share p (a fraction) is modelled as var(p) = a p (1 - p) + b p^2 (1 - p)^2
+//   (RunSpread): a p (1 - p) is sampling, a = the mean of 1 / samples over
+//   the runs (known from the counts, not fitted); b p^2 (1 - p)^2 is
+//   run-to-run jitter on the logit scale (a lognormal factor on a row's
+//   weight, renormalized, moves its share by p (1 - p) times the factor's
+//   sigma). b >= 0 is fitted across the rows present on both sides by
+//   iteratively reweighted least squares on the rows' within-side pooled
+//   variances (weights df / var^2: each row's relative error counts alike).
+//   The power of Welch's test for a growth from P to P + d with r1, r2 runs
+//   is then computed for normal per-run shares, integrating over both sides'
+//   sample variances: given them, the mean difference is normal and
+//   independent, so the power is the mean over the variances' joint
+//   distribution of Phi((d - t(alpha / m, df) SE^) / SE), where each draw
+//   gives Welch's own SE^ and Welch–Satterthwaite df. The integral is over
+//   40 x 40 equiprobable points, the midpoint quantiles (i + 0.5) / 40 of
+//   chi2(r - 1) / (r - 1) on each side (Boost.Math's chi_squared quantile),
+//   and t(alpha / m, df) is tabulated over Welch's df range (64 points, log
+//   t linear in log df). So the random, often small df that decides
+//   few-run tests is counted, not a plug-in df (with one, the diff found
+//   1.25x the floor only 77% of the time at 4 runs a side in
+//   tests/diff/detect_test.cpp's simulation). The floor is the smallest d
+//   with the power asked for; with few runs and a large spread there may be
+//   none below 100% (t(2.5e-4, 2) is 63): the floor is then infinite
+//   ("beyond reach"). Where one row's growth shrinks many others measurably
+//   (a big row), BH gains from their discoveries and the floor is
+//   conservative.
+// Normal and t quantiles: stats/distributions.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "stats/change.h"
+
+namespace kprof::stats {
+
+// The test a floor is for: `rows` tested (m) at false discovery rate
+// `alpha`, a change to be found with probability `power`.
+struct FloorTest {
+  size_t rows = 1;
+  double alpha = 0.05;
+  double power = 0.8;
+  double row_alpha() const;  // alpha / m (m of 0 counts as 1): BH's rank-1 threshold
+};
+
+// The variance of one run's share p (a fraction): a p (1 - p) + b p^2 (1 - p)^2.
+struct RunSpread {
+  double a = 0;                          // sampling: mean over runs of 1 / samples
+  double b = 0;                          // run-to-run jitter: its sigma squared, on the logit scale
+  size_t rows = 0;                       // rows b was fitted over
+  double var(double p) const;            // fraction^2
+  double sd_pp(double share_pct) const;  // the SD of one run's share, in pp
+};
+
+// Each row's per-run shares on both sides, in %.
+using RunShares = Sides<std::span<const double>>;
+
+// Fits RunSpread: a from `run_samples` (every run of both sides; a run
+// without samples counts in the mean as 0), b over `rows` (those with >= 2
+// runs a side and a mean share strictly between 0 and 100%; none: b = 0).
+RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows);
+
+// The growth in pp of a row at `share_pct` found with test.power when tested
+// two-sided at test.row_alpha(), by sampling statistics with `samples` a side
+// (summed over runs); +inf when none up to 100% is, or a side has none.
+double sampling_floor_pp(double share_pct, const Sides<uint64_t>& samples, const FloorTest& test);
+
+// The same by Welch's test with `runs` a side whose shares spread as
+// `spread` says; +inf with fewer than 2 runs a side. One floor per share
+// (they share the work of setting up the test).
+std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
+                                           const RunSpread& spread, const Sides<size_t>& runs,
+                                           const FloorTest& test);
+double run_variance_floor_pp(double share_pct, const RunSpread& spread, const Sides<size_t>& runs,
+                             const FloorTest& test);
+
+// The probability that Welch's test on `runs` normal per-run values a side,
+// with `variance` the variance of one run's value and a mean difference
+// d > 0, has a two-sided p <= alpha_row in the direction of d. 0 with fewer
+// than 2 runs a side.
+double welch_power(double d, const Sides<double>& variance, const Sides<size_t>& runs,
+                   double alpha_row);
+
+}  // namespace kprof::stats
