@@ -15,18 +15,18 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
-#include "collector/kcore.h"
 #include "collector/procfs.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
 #include "core/compact.h"
 #include "core/error.h"
-#include "core/profile_writer.h"
 #include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
+#include "core/profile_writer.h"
 #include "perfabi/load.h"
+#include "symbolizer/kcore.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
@@ -167,8 +167,8 @@ void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWr
   // cpu-clock skid (report/skid.h): which functions' peak addresses follow an
   // interrupt enable, read from this boot's kernel text while it is the same.
   if (!symbols.stacks) {
-    if (const auto kcore = collector::KernelMemory::open(nullptr)) {
-      collector::mark_irq_enable_peaks(symbols.histogram, *kcore);
+    if (const auto kcore = symbolizer::KernelMemory::open(nullptr)) {
+      symbolizer::mark_irq_enable_peaks(symbols.histogram, *kcore);
     }
   }
   write_profile_symbols(w, symbols);

@@ -12,12 +12,12 @@
 #include <span>
 #include <string>
 
-#include "collector/kcore.h"
+#include "symbolizer/kcore.h"
 
 namespace {
 
-using kprof::collector::KcoreSegment;
-using kprof::collector::KernelMemory;
+using kprof::symbolizer::KcoreSegment;
+using kprof::symbolizer::KernelMemory;
 
 void check_segments(const std::vector<KcoreSegment>& segments, const std::string& why) {
   if (segments.empty() && why.empty()) __builtin_trap();  // a failure always says why
@@ -47,16 +47,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> in(data, size);
 
   std::string why;
-  const auto segments = kprof::collector::parse_kcore_segments(in, &why);
+  const auto segments = kprof::symbolizer::parse_kcore_segments(in, &why);
   check_segments(segments, why);
   std::string size_why;
-  const auto header = kprof::collector::kcore_header_size(in, &size_why);
+  const auto header = kprof::symbolizer::kcore_header_size(in, &size_why);
   if (!segments.empty() && (!header || *header > size)) __builtin_trap();
   if (!header && size_why.empty()) __builtin_trap();
 
   for (size_t i = 0; i <= size && i <= 64; ++i) {
-    (void)kprof::collector::follows_irq_enable(in.first(i));
-    (void)kprof::collector::follows_irq_enable(in.last(i));
+    (void)kprof::symbolizer::follows_irq_enable(in.first(i));
+    (void)kprof::symbolizer::follows_irq_enable(in.last(i));
   }
 
   const int fd = ::memfd_create("kcore", MFD_CLOEXEC);

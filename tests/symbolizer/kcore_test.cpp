@@ -1,4 +1,4 @@
-#include "collector/kcore.h"
+#include "symbolizer/kcore.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include "tests/core/test_util.h"
 
-namespace kprof::collector {
+namespace kprof::symbolizer {
 namespace {
 
 using kprof::testing::TempDir;
@@ -462,4 +462,4 @@ TEST(KernelMemoryLive, ReadsAnIrqEnablePointFromKernelText) {
 }
 
 }  // namespace
-}  // namespace kprof::collector
+}  // namespace kprof::symbolizer
