@@ -1,7 +1,8 @@
 // Kernel text at a sampled address, read from /proc/kcore, and whether the
 // bytes before that address re-enable interrupts (issue 12). The kernel's
-// code, read as the symbolizer reads ELF files: kprof record marks a
-// profile's skid peaks with it when recording ends.
+// code, read as the symbolizer reads ELF files: finish.h marks a profile's
+// skid peaks with it when recording ends (and in kprof symbolize on the
+// boot the profile was recorded on).
 //
 // Without a hardware PMU kprof samples cpu-clock, an hrtimer whose interrupt
 // cannot fire while interrupts are off: that time is charged to the first
@@ -140,8 +141,7 @@ constexpr size_t kIrqEnableLookbehind = 9;
 // peak address (peak_ip) follows an interrupt enable in `mem`'s text — but
 // not an idle halt (sti; hlt / sti; mwait: that is where an idle CPU really
 // is). Rows whose bytes cannot be read are left as they are. Returns the
-// number of rows marked. Only for addresses of this boot: at the end of a
-// recording.
+// number of rows marked. Only for addresses of this boot (finish.h).
 size_t mark_irq_enable_peaks(Histogram& h, const KernelMemory& mem);
 
 }  // namespace kprof::symbolizer
