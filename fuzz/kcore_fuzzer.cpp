@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "core/fd.h"
 #include "symbolizer/kcore.h"
 
 namespace {
@@ -59,17 +60,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)kprof::symbolizer::follows_irq_enable(in.last(i));
   }
 
-  const int fd = ::memfd_create("kcore", MFD_CLOEXEC);
-  if (fd < 0) return 0;
+  const kprof::Fd fd(::memfd_create("kcore", MFD_CLOEXEC));
+  if (!fd) return 0;
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
+    const ssize_t n = ::write(fd.get(), data + done, size - done);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
   if (done == size) {
     std::string open_why;
-    const auto mem = KernelMemory::open(&open_why, "/proc/self/fd/" + std::to_string(fd));
+    const auto mem = KernelMemory::open(&open_why, "/proc/self/fd/" + std::to_string(fd.get()));
     // The file holds the same bytes: it opens exactly when they parse.
     if (mem.has_value() != !segments.empty()) __builtin_trap();
     if (mem) {
@@ -79,6 +80,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
   }
-  ::close(fd);
   return 0;
 }

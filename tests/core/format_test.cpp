@@ -16,9 +16,10 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
+#include "core/fd.h"
 #include "core/records_chunk.h"
-#include "tests/core/test_util.h"
 #include "perfabi/load.h"
+#include "tests/core/test_util.h"
 #include "tests/support/histogram_rows.h"
 
 namespace kprof {
@@ -343,20 +344,21 @@ TEST(Format, CutShortRecordsAreCountedInTheOneWalk) {
   // The same bytes as a stream: read once, counted the same.
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
+  const Fd read_end(fds[0]);
+  Fd write_end(fds[1]);
   std::vector<uint8_t> bytes = read_file_bytes(path);
   std::thread writer([&] {
     size_t done = 0;
     while (done < bytes.size()) {
-      const ssize_t n = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+      const ssize_t n = ::write(write_end.get(), bytes.data() + done, bytes.size() - done);
       if (n <= 0) break;
       done += static_cast<size_t>(n);
     }
-    ::close(fds[1]);
+    write_end.reset();  // the reader's end of file
   });
-  ProfileReader reader = ProfileReader::stream(fds[0], {}, "pipe");
+  ProfileReader reader = ProfileReader::stream(read_end.get(), {}, "pipe");
   const Profile q = perfabi::load_profile(reader);
   writer.join();
-  ::close(fds[0]);
   ASSERT_TRUE(q.counted);
   EXPECT_EQ(q.counted->samples, 1000u);
   EXPECT_EQ(q.status.file_bytes, bytes.size());
