@@ -1,9 +1,10 @@
-#include "core/profile_writer.h"
-#include "core/profile_reader.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
+#include "core/file_layout.h"
 #include "core/input.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -29,10 +30,6 @@ using testing::read_bytes;
 using testing::TempDir;
 using testing::write_bytes;
 
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();
@@ -55,7 +52,7 @@ std::vector<uint64_t> write_full_profile(const std::string& path, bool compress 
   std::vector<uint64_t> ends;
   w.write_chunk(ChunkType::Meta, encode_run_info(testing::sample_run_info()), compress);
   ends.push_back(w.bytes_written());
-  w.write_chunk(ChunkType::Kallsyms, as_bytes("ffffffff81000000 T _stext\n"), compress);
+  w.write_chunk(ChunkType::Kallsyms, bytes_of("ffffffff81000000 T _stext\n"), compress);
   ends.push_back(w.bytes_written());
   RecordEncoder enc;
   for (int i = 0; i < 50; ++i) {
@@ -176,12 +173,12 @@ TEST(Format, StoredChunkIsCopiedWithoutChange) {
   TempDir dir;
   std::string text;
   for (int i = 0; i < 2000; ++i) text += "ffffffff8100" + std::to_string(1000 + i) + " T f\n";
-  const StoredChunk packed = pack_chunk(ChunkType::Kallsyms, as_bytes(text));
+  const StoredChunk packed = pack_chunk(ChunkType::Kallsyms, bytes_of(text));
   EXPECT_EQ(packed.type, static_cast<uint16_t>(ChunkType::Kallsyms));
   EXPECT_EQ(packed.flags, kChunkZstd);
   EXPECT_EQ(packed.raw_len, text.size());
   EXPECT_LT(packed.bytes.size(), text.size());
-  EXPECT_EQ(pack_chunk(ChunkType::Modules, as_bytes("short"), true).flags, 0);  // too small
+  EXPECT_EQ(pack_chunk(ChunkType::Modules, bytes_of("short"), true).flags, 0);  // too small
 
   // Written as stored, read back: the same payload, and the same stored bytes,
   // so it can be copied on into a third file.
@@ -383,8 +380,9 @@ TEST(Format, HeaderErrors) {
   EXPECT_EQ(
       error_of([&] { perfabi::load_profile(newer); }),
       newer + " has format version 7; this kprof reads version " + std::to_string(kFormatVersion));
-  EXPECT_NE(error_of([&] { perfabi::load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { perfabi::load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
+      std::string::npos);
   EXPECT_NE(error_of([&] { perfabi::load_profile(dir.path().string()); }).find("is a directory"),
             std::string::npos);
 }
@@ -508,8 +506,7 @@ TEST(Format, FailedWriteCutsBackToTheLastCompleteChunk) {
 class FileBuilder {
  public:
   FileBuilder() {
-    const char magic[] = "KPROF\r\n\x1a";
-    w_.raw({reinterpret_cast<const uint8_t*>(magic), 8});
+    w_.raw(bytes_of(std::string_view("KPROF\r\n\x1a", 8)));
     w_.u32(kFormatVersion);
     w_.u32(0);
     chunk(1, 0, encode_run_info(RunInfo{}));
