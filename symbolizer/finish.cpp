@@ -19,7 +19,9 @@ namespace {
 void keep_irq_enable_marks(Histogram& fresh, const Histogram& previous) {
   std::set<uint64_t> marked;
   for (const FunctionCount& row : previous.rows) {
-    if (row.mode == Mode::Kernel && row.peak_after_irq_enable) marked.insert(row.peak_ip);
+    if (row.mode == Mode::Kernel && row.peak_after_irq_enable && row.peak_ip != 0) {
+      marked.insert(row.peak_ip);
+    }
   }
   if (marked.empty()) return;
   for (FunctionCount& row : fresh.rows) {
