@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
   });
   const double parse_ms =
       median_ms(runs, [&] { symbols = KernelSymbols::parse(text, modules).size(); });
-  const std::span<const uint8_t> mb(reinterpret_cast<const uint8_t*>(text.data()),
-                                    std::min<size_t>(text.size(), 1 << 20));
+  const std::span<const uint8_t> mb = bytes_of(text).first(std::min<size_t>(text.size(), 1 << 20));
   const double crc_ms = median_ms(runs, [&] { (void)crc32(mb); });
   std::filesystem::remove_all(tmpl);
 

@@ -1,5 +1,6 @@
-// kprof record: option parsing and the order of the steps; the work is in
-// collector/ (recording) and symbolizer/ + core/ (naming the hit addresses).
+// kprof record: option parsing, the order of the steps and what is said at
+// the end; the work is in collector/ (recording) and symbolizer/finish.h
+// (naming the hit addresses, compacting the file).
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,19 +16,14 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
-#include "collector/kcore.h"
 #include "collector/procfs.h"
 #include "collector/recorder.h"
 #include "collector/workload.h"
 #include "core/aggregate.h"
-#include "core/compact.h"
 #include "core/error.h"
 #include "core/profile_writer.h"
-#include "core/file_layout.h"
-#include "core/kallsyms_subset.h"
-#include "core/kernel_symbols.h"
 #include "perfabi/load.h"
-#include "symbolizer/profile_symbols.h"
+#include "symbolizer/finish.h"
 
 namespace kprof::cli {
 
@@ -148,57 +144,29 @@ void undo_create(const std::string& path) {
   if (std::filesystem::exists(path + ".old", ec)) std::filesystem::rename(path + ".old", path, ec);
 }
 
-void symbolize(collector::Recorder& rec, const AddressAggregator& agg, ProfileWriter& w) {
-  KernelSymbols kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
-  if (rec.kallsyms_from_cache() && !kernel_ips_in_boot_static_text(agg.counts(), kernel)) {
-    // A sample in BPF or trampoline text, which the cached snapshot may predate.
-    rec.refresh_kallsyms();
-    kernel = KernelSymbols::parse(rec.kallsyms(), rec.modules());
+// The snapshot the recording started with; one from this boot's cache is
+// read again if a sample lies in kernel text it may predate.
+KernelSnapshot kernel_snapshot(collector::Recorder& rec) {
+  KernelSnapshot k{
+      .kallsyms = rec.kallsyms(), .modules = rec.modules(), .in_file = rec.kallsyms_in_file()};
+  if (rec.kallsyms_from_cache()) {
+    k.refresh = [&rec]() -> std::string_view {
+      rec.refresh_kallsyms();
+      return rec.kallsyms();
+    };
   }
-  if (!rec.kallsyms_in_file()) {
-    // The snapshot stayed in this boot's cache: the profile gets the lines
-    // that name its kernel samples (a few KB, not ~1 MB), so it reports the
-    // same anywhere. Readers take the last Kallsyms chunk.
-    const std::string subset = kallsyms_subset(rec.kallsyms(), rec.modules(), agg.counts());
-    w.write_chunk(ChunkType::Kallsyms,
-                  std::span(reinterpret_cast<const uint8_t*>(subset.data()), subset.size()));
-  }
-  ProfileSymbols symbols = symbolize_profile(agg.counts(), kernel);
-  // cpu-clock skid (report/skid.h): which functions' peak addresses follow an
-  // interrupt enable, read from this boot's kernel text while it is the same.
-  if (!symbols.stacks) {
-    if (const auto kcore = collector::KernelMemory::open(nullptr)) {
-      collector::mark_irq_enable_peaks(symbols.histogram, *kcore);
-    }
-  }
-  write_profile_symbols(w, symbols);
-  for (const std::string& warning : symbols.warnings) {
-    std::fprintf(stderr, "kprof: %s\n", warning.c_str());
-  }
+  return k;
 }
 
-// Compresses the Records chunks now that the events are off. A failure
-// (disk full for the copy) keeps the complete, uncompressed profile.
-uint64_t compact(const std::string& path, uint64_t bytes) {
-  try {
-    return perfabi::compact_profile(path).bytes_after;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
-                 e.what());
-    return bytes;
-  }
-}
-
-void report_end(const Summary& s, const ProfileWriter& w, uint64_t bytes, uint64_t damaged) {
+void report_end(const Summary& s, const std::string& path, uint64_t bytes, uint64_t damaged) {
   if (damaged != 0) {
     std::fprintf(stderr, "kprof: %llu perf records did not decode and were skipped\n",
                  static_cast<unsigned long long>(damaged));
   }
-  std::fprintf(stderr,
-               "[ kprof record: %llu samples (%llu lost) in %.1f s, %llu KB written to %s ]\n",
-               static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
-               s.duration_ns / 1e9, static_cast<unsigned long long>((bytes + 1023) / 1024),
-               w.path().c_str());
+  std::fprintf(
+      stderr, "[ kprof record: %llu samples (%llu lost) in %.1f s, %llu KB written to %s ]\n",
+      static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.lost),
+      s.duration_ns / 1e9, static_cast<unsigned long long>((bytes + 1023) / 1024), path.c_str());
   if (s.throttled != 0) {
     std::fprintf(stderr,
                  "kprof: the kernel paused sampling %llu times (its interrupts came too fast "
@@ -256,9 +224,11 @@ int cmd_record(int argc, char** argv) {
   AddressAggregator agg(a.rec.callchains);
   uint64_t undecoded = 0;  // records the kernel wrote that do not parse
   perfabi::load_profile(a.output, {.records = &agg}, &undecoded);
-  symbolize(rec, agg, writer);
-  const uint64_t bytes = compact(a.output, writer.bytes_written());
-  report_end(summary, writer, bytes, rec.damaged_records() + undecoded);
+  // Named while the binaries surely exist, on this boot (symbolizer/finish.h).
+  const FinishedProfile done =
+      finish_profile(std::move(writer), agg.counts(), kernel_snapshot(rec), {.this_boot = true});
+  for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
+  report_end(summary, a.output, done.bytes, rec.damaged_records() + undecoded);
   return summary.exit.shell_code();
 }
 

@@ -4,9 +4,9 @@
 // its user functions were never named; this names them afterwards, from the
 // binaries still on disk.
 //
-// The naming itself (kallsyms snapshot, ELF files checked by build-id, names
-// kept from the recording for files that changed) is symbolizer/
-// profile_symbols.h, shared with kprof record.
+// Finishing the file (kallsyms subset, naming with ELF files checked by
+// build-id and names kept from the recording for files that changed, skid
+// marks, compaction) is symbolizer/finish.h, shared with kprof record.
 #include <cstdio>
 #include <string>
 
@@ -15,16 +15,14 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/parse.h"
+#include "collector/kallsyms_cache.h"
 #include "core/aggregate.h"
-#include "core/compact.h"
 #include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
-#include "core/kernel_symbols.h"
+#include "core/profile.h"
+#include "core/profile_writer.h"
 #include "perfabi/load.h"
-#include "symbolizer/profile_symbols.h"
+#include "symbolizer/finish.h"
 
 namespace kprof::cli {
 
@@ -42,12 +40,13 @@ int cmd_symbolize(int argc, char** argv) {
   // A file cut short before its kernel symbols were written: this boot's
   // cached snapshot names them (importer/import.h: with_boot_kallsyms), and
   // the file then keeps the lines it needs.
-  const bool no_kallsyms = loaded.kallsyms.empty() && !loaded.run.kallsyms_digest.empty();
-  if (no_kallsyms) {
+  bool from_boot_cache = false;
+  if (loaded.kallsyms.empty() && !loaded.run.kallsyms_digest.empty()) {
     importer::BootKallsymsMatch boot =
         importer::match_boot_kallsyms(loaded.run, import_options(InputOptions{}).running);
     if (!boot.text.empty()) {
       loaded.kallsyms = std::move(boot.text);
+      from_boot_cache = true;
       std::fprintf(stderr, "kprof: %s (%s); the file keeps the lines they need\n",
                    std::string(kBootCacheKallsymsNotice).c_str(), boot.path.c_str());
     } else if (!loaded.run.event.exclude_kernel) {
@@ -61,41 +60,23 @@ int cmd_symbolize(int argc, char** argv) {
                  file.c_str(), profile.status.problem.c_str(),
                  static_cast<unsigned long long>(counts.samples));
   }
-  KernelSymbols kernel = KernelSymbols::parse(profile.kallsyms, profile.modules);
-  const ProfileSymbols symbols =
-      symbolize_profile(counts, kernel, profile.histogram ? &*profile.histogram : nullptr);
-  for (const std::string& warning : symbols.warnings) {
-    std::fprintf(stderr, "kprof: %s\n", warning.c_str());
-  }
-  for (const std::string& image : symbols.kept_images) {
-    std::fprintf(stderr, "kprof: %s: kept the names from the recording\n", image.c_str());
-  }
-  if (kernel.addresses_hidden()) {
+  // The profile's addresses are this boot's when it was recorded on it: then
+  // /proc/kcore holds the kernel text that ran there, for the skid marks (a
+  // module unloaded and loaded again since is not told apart).
+  const std::string boot = collector::current_boot_id();
+  const FinishedProfile done = finish_profile(
+      ProfileWriter::append(file), counts,
+      {.kallsyms = profile.kallsyms, .modules = profile.modules, .in_file = !from_boot_cache},
+      {.this_boot = !boot.empty() && profile.run.boot_id == boot,
+       .previous = profile.histogram ? &*profile.histogram : nullptr});
+  for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
+  if (done.kernel_addresses_hidden) {
     std::fprintf(stderr,
                  "kprof: the profile's kernel symbols have hidden addresses (kptr_restrict): "
                  "kernel samples stay [unknown]\n");
   }
 
-  {
-    // Appending truncates a damaged tail and a previous End; the last Histogram wins.
-    ProfileWriter writer = ProfileWriter::append(file);
-    if (no_kallsyms && !profile.kallsyms.empty()) {
-      const std::string subset = kallsyms_subset(profile.kallsyms, profile.modules, counts);
-      writer.write_chunk(ChunkType::Kallsyms,
-                         std::span(reinterpret_cast<const uint8_t*>(subset.data()), subset.size()));
-    }
-    write_profile_symbols(writer, symbols);
-  }
-  // A recording cut short kept its Records chunks uncompressed (kprof record
-  // compresses them when it ends): the file is complete now, so do that.
-  try {
-    perfabi::compact_profile(file);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "kprof: %s; the profile is complete, its records left uncompressed\n",
-                 e.what());
-  }
-
-  const Histogram& h = symbols.histogram;
+  const Histogram& h = done.symbols.histogram;
   uint64_t named = 0;
   for (const FunctionCount& row : h.rows) {
     if (row.function != "[unknown]") named += row.samples;

@@ -12,9 +12,10 @@
 
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
+#include "core/bytes.h"
+#include "core/error.h"
 #include "core/profile_reader.h"
 #include "core/profile_writer.h"
-#include "core/error.h"
 
 namespace kprof::collector {
 namespace {
@@ -23,10 +24,6 @@ constexpr size_t kPrefixBytes = 64 << 10;
 constexpr size_t kMaxCacheBytes = 64 << 20;  // a snapshot is ~1 MB compressed
 constexpr std::string_view kPrefix = "kallsyms-";
 constexpr std::string_view kSuffix = ".kprof";
-
-std::span<const uint8_t> bytes_of(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
 
 }  // namespace
 

@@ -207,8 +207,7 @@ std::string read_modules() {
 
 std::string kernel_build_id() {
   std::string notes = read_text_file("/sys/kernel/notes");
-  return build_id_from_notes(
-      std::span(reinterpret_cast<const uint8_t*>(notes.data()), notes.size()));
+  return build_id_from_notes(bytes_of(notes));
 }
 
 std::string kernel_release() {

@@ -18,6 +18,7 @@
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
 #include "collector/workload.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
 #include "core/error.h"
 #include "core/kallsyms_subset.h"
@@ -311,15 +312,12 @@ Summary Recorder::run(ProfileWriter& w) {
     m.start();
     std::vector<uint8_t> meta = encode_run_info(m.run);
     w.write_chunk(ChunkType::Meta, meta);
-    auto as_bytes = [](const std::string& s) {
-      return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-    };
     // The whole snapshot only when this boot's cache does not hold it (so a
     // file cut short still names its kernel samples); else the lines the
     // samples need are written when recording ends (kallsyms_in_file()).
     if (!m.kallsyms_in_cache) w.write_stored(m.kallsyms.chunk);
     m.kallsyms.chunk = {};
-    w.write_chunk(ChunkType::Modules, as_bytes(m.modules));
+    w.write_chunk(ChunkType::Modules, bytes_of(m.modules));
     // Released only now, so the workload's wall time and the first poll do
     // not include writing the snapshots.
     m.go();

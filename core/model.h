@@ -206,7 +206,8 @@ struct FunctionCount {
   // The most samples at one address of the function, and that address; 0
   // when not known (older files, -g profiles). For cpu-clock skid
   // (report/skid.h): peak_after_irq_enable says the kernel text just before
-  // peak_ip re-enables interrupts (read from /proc/kcore when recording).
+  // peak_ip re-enables interrupts (read from /proc/kcore when recording ends;
+  // symbolizer/finish.h).
   uint64_t peak_samples = 0;
   uint64_t peak_ip = 0;
   bool peak_after_irq_enable = false;

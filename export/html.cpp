@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "export/json_number.h"
 #include "export/page_assets.h"
 #include "report/callgraph.h"
 #include "report/table.h"
@@ -36,27 +37,12 @@ class Strings {
   json list_ = json::array();
 };
 
-// `digits` significant digits: as many as any view shows (shares to 4
-// decimals, p-values to 3 digits), which keeps the island small; an infinite
-// or undefined value is null.
-json num(double v, int digits = 6) {
-  if (!std::isfinite(v)) return nullptr;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
-}
-
 // Percentages and points to 5 decimals (the views show 4).
 json pp(double v) {
   if (!std::isfinite(v)) return nullptr;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.5f", v);
   return std::strtod(buf, nullptr);
-}
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? num(static_cast<double>(*v)) : json(nullptr);
 }
 
 json side_facts(const std::string& label, const RunInfo& run, const std::optional<Summary>& sm) {
@@ -71,24 +57,25 @@ json side_facts(const std::string& label, const RunInfo& run, const std::optiona
             {"duration_s", nullptr},
             {"noise", ""},
             {"noise_text", ""}};
-  if (sm && sm->duration_ns) j["duration_s"] = num(static_cast<double>(sm->duration_ns) / 1e9);
+  if (sm && sm->duration_ns)
+    j["duration_s"] = json_rounded(static_cast<double>(sm->duration_ns) / 1e9);
   return j;
 }
 
 json compare_json(const DiffCompare& c, NoiseMethod method, bool full) {
   json j = {{"d", pp(c.change.delta_pp)},   {"lo", pp(c.change.lo_pp)},
-            {"hi", pp(c.change.hi_pp)},     {"q", num(c.q, 3)},
+            {"hi", pp(c.change.hi_pp)},     {"q", json_rounded(c.q, 3)},
             {"v", verdict_name(c, method)}, {"sd", sidedness_mark(c.sided)}};
   if (full && c.work_tested) {
     j["wlo"] = pp(c.work.lo_pp);
     j["whi"] = pp(c.work.hi_pp);
-    j["wq"] = num(c.work_q, 3);
+    j["wq"] = json_rounded(c.work_q, 3);
     j["wv"] = work_verdict_name(c, method);
   }
   if (full) {
-    j["p"] = num(c.change.p, 3);
-    j["r"] = c.ratio ? num(*c.ratio, 4) : json(nullptr);
-    j["w"] = c.work_change_pct ? num(*c.work_change_pct, 4) : json(nullptr);
+    j["p"] = json_rounded(c.change.p, 3);
+    j["r"] = json_rounded(c.ratio, 4);
+    j["w"] = json_rounded(c.work_change_pct, 4);
   }
   return j;
 }
@@ -171,27 +158,31 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
     if (s > 0) {
       side["noise"] = noise_method_name(r.noise[s]);
       side["noise_text"] = diff_noise_line(r, s);
-      side["ci_level"] = num(100 * (1 - r.interval_alpha[s]), 4);
+      side["ci_level"] = json_rounded(100 * (1 - r.interval_alpha[s]), 4);
     }
     sides.push_back(std::move(side));
   }
   json summary_rows = json::array();
   for (const SideSummary& m : r.summary) {
-    json row = {{"label", m.label},          {"runs", m.runs},
-                {"speedup", opt(m.speedup)}, {"speedup_sd", opt(m.speedup_sd)},
-                {"score", opt(m.score)},     {"real_s", opt(m.real_s)},
-                {"samples", m.samples},      {"lost", m.lost}};
+    json row = {{"label", m.label},
+                {"runs", m.runs},
+                {"speedup", json_rounded(m.speedup)},
+                {"speedup_sd", json_rounded(m.speedup_sd)},
+                {"score", json_rounded(m.score)},
+                {"real_s", json_rounded(m.real_s)},
+                {"samples", m.samples},
+                {"lost", m.lost}};
     for (const char* k :
          {"interrupts_per_s", "ctxsw_per_s", "user_pct", "sys_pct", "idle_pct", "iowait_pct"}) {
       row[k] = nullptr;
     }
     if (m.rates) {
-      row["interrupts_per_s"] = num(m.rates->interrupts_per_s);
-      row["ctxsw_per_s"] = num(m.rates->ctxsw_per_s);
-      row["user_pct"] = num(m.rates->user_pct);
-      row["sys_pct"] = num(m.rates->sys_pct);
-      row["idle_pct"] = num(m.rates->idle_pct);
-      row["iowait_pct"] = num(m.rates->iowait_pct);
+      row["interrupts_per_s"] = json_rounded(m.rates->interrupts_per_s);
+      row["ctxsw_per_s"] = json_rounded(m.rates->ctxsw_per_s);
+      row["user_pct"] = json_rounded(m.rates->user_pct);
+      row["sys_pct"] = json_rounded(m.rates->sys_pct);
+      row["idle_pct"] = json_rounded(m.rates->idle_pct);
+      row["iowait_pct"] = json_rounded(m.rates->iowait_pct);
     }
     summary_rows.push_back(std::move(row));
   }
@@ -203,7 +194,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
     for (size_t s = 0; s < row.cells.size(); ++s) {
       pct.push_back(pp(row.cells[s].pct));
       samples.push_back(row.cells[s].samples);
-      epw.push_back(opt(row.cells[s].events_per_work));
+      epw.push_back(json_rounded(row.cells[s].events_per_work));
       if (s > 0) cmp.push_back(compare_json(row.vs_base[s], r.noise[s], true));
     }
     json j = {{"n", str(row.name)},

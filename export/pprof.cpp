@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/bytes.h"
 #include "core/error.h"
 #include "export/export.h"
 #include "report/summary.h"
@@ -42,17 +44,12 @@ constexpr int kFunctionId = 1, kFunctionName = 2, kFunctionSystemName = 3, kFunc
 }  // namespace pb
 
 // Protocol buffers wire format, the two wire types kprof needs: varint (0)
-// and length-delimited (2). Scalars equal to 0 are left out (proto3: absent
-// and 0 read the same); repeated integers are packed.
+// and length-delimited (2), over core's ByteWriter (its varint is the same
+// LEB128). Scalars equal to 0 are left out (proto3: absent and 0 read the
+// same); repeated integers are packed.
 class PbWriter {
  public:
-  void varint(uint64_t v) {
-    while (v >= 0x80) {
-      buf_ += static_cast<char>((v & 0x7f) | 0x80);
-      v >>= 7;
-    }
-    buf_ += static_cast<char>(v);
-  }
+  void varint(uint64_t v) { w_.varint(v); }
   void tag(int field, int wire_type) { varint((static_cast<uint64_t>(field) << 3) | wire_type); }
   void uint_field(int field, uint64_t v) {
     if (v == 0) return;
@@ -61,24 +58,26 @@ class PbWriter {
   }
   void int_field(int field, int64_t v) { uint_field(field, static_cast<uint64_t>(v)); }
   void bool_field(int field, bool v) { uint_field(field, v ? 1 : 0); }
-  void bytes_field(int field, std::string_view bytes) {
+  void bytes_field(int field, std::span<const uint8_t> bytes) {
     tag(field, 2);
     varint(bytes.size());
-    buf_.append(bytes);
+    w_.raw(bytes);
   }
-  void message_field(int field, const PbWriter& m) { bytes_field(field, m.buf_); }
+  void string_field(int field, std::string_view s) { bytes_field(field, bytes_of(s)); }
+  void message_field(int field, const PbWriter& m) { bytes_field(field, m.bytes()); }
   template <typename Range>
   void packed_field(int field, const Range& values) {
     if (values.empty()) return;
     PbWriter p;
     for (auto v : values) p.varint(static_cast<uint64_t>(v));
-    bytes_field(field, p.buf_);
+    message_field(field, p);
   }
-  const std::string& bytes() const { return buf_; }
-  std::string take() { return std::move(buf_); }
+  // Messages concatenated are one message with the fields of both.
+  void append(const PbWriter& m) { w_.raw(m.bytes()); }
+  std::span<const uint8_t> bytes() const { return w_.bytes(); }
 
  private:
-  std::string buf_;
+  ByteWriter w_;
 };
 
 class StringTable {
@@ -223,25 +222,23 @@ std::string encode_pprof(const Stacks& st, const Profile& profile) {
     loc.message_field(pb::kLocationLine, line);
     p.message_field(pb::kLocation, loc);
   }
-  std::string out = p.take();
-  out += functions.bytes();
-  PbWriter tail;
+  p.append(functions);  // built before the locations that refer to them
 
   // Run facts.
-  tail.int_field(pb::kTimeNanos, to_int64(run.start_realtime_ns));
-  if (profile.summary) tail.int_field(pb::kDurationNanos, to_int64(profile.summary->duration_ns));
-  tail.message_field(pb::kPeriodType, value_type(strings, event_type, event_unit));
-  tail.int_field(pb::kPeriod, pprof_period(st, profile));
+  p.int_field(pb::kTimeNanos, to_int64(run.start_realtime_ns));
+  if (profile.summary) p.int_field(pb::kDurationNanos, to_int64(profile.summary->duration_ns));
+  p.message_field(pb::kPeriodType, value_type(strings, event_type, event_unit));
+  p.int_field(pb::kPeriod, pprof_period(st, profile));
   std::vector<int64_t> comments;
   if (!run.kernel_release.empty()) comments.push_back(strings.id("kernel " + run.kernel_release));
   comments.push_back(strings.id("command: " + describe_target(run)));
   comments.push_back(strings.id("event: " + describe_event(run.event)));
-  tail.packed_field(pb::kComment, comments);
+  p.packed_field(pb::kComment, comments);
 
   // The string table last: everything above has interned its strings.
-  for (const std::string& s : strings.strings()) tail.bytes_field(pb::kStringTable, s);
-  out += tail.bytes();
-  return out;
+  for (const std::string& s : strings.strings()) p.string_field(pb::kStringTable, s);
+  const std::span<const uint8_t> out = p.bytes();
+  return {out.begin(), out.end()};
 }
 
 void write_pprof(std::ostream& out, const Stacks& st, const Profile& profile) {

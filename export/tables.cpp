@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/csv.h"
+#include "export/json_number.h"
 #include "report/table.h"
 
 namespace kprof {
@@ -22,15 +23,6 @@ void write_csv_node(std::ostream& out, const CallTreeNode& n, size_t depth,
   write_csv_row(out, {format_count(depth), path, format_count(n.samples),
                       format_percent(percent_of(n.samples, root)), n.image, n.function, n.mode});
   for (const CallTreeNode& c : n.children) write_csv_node(out, c, depth + 1, path, root);
-}
-
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
-template <typename T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
 std::string printf_string_10g(double v) {
@@ -146,10 +138,14 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
   json sides = json::array();
   for (size_t s = 0; s < r.summary.size(); ++s) {
     const SideSummary& m = r.summary[s];
-    json side = {{"label", m.label},          {"runs", m.runs},
-                 {"speedup", opt(m.speedup)}, {"speedup_sd", opt(m.speedup_sd)},
-                 {"samples", m.samples},      {"lost", m.lost},
-                 {"score", opt(m.score)},     {"real_s", opt(m.real_s)}};
+    json side = {{"label", m.label},
+                 {"runs", m.runs},
+                 {"speedup", json_number(m.speedup)},
+                 {"speedup_sd", json_number(m.speedup_sd)},
+                 {"samples", m.samples},
+                 {"lost", m.lost},
+                 {"score", json_number(m.score)},
+                 {"real_s", json_number(m.real_s)}};
     if (m.rates) {
       side["interrupts_per_s"] = m.rates->interrupts_per_s;
       side["ctxsw_per_s"] = m.rates->ctxsw_per_s;
@@ -173,23 +169,23 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
       const DiffCell& c = row.cells[s];
       json cell = {{"label", r.labels[s]}, {"pct", c.pct},
                    {"samples", c.samples}, {"period", c.period},
-                   {"run_pct", c.run_pct}, {"events_per_work", opt(c.events_per_work)}};
+                   {"run_pct", c.run_pct}, {"events_per_work", json_number(c.events_per_work)}};
       if (s > 0) {
         const DiffCompare& d = row.vs_base[s];
-        cell["delta_pp"] = num(d.change.delta_pp);
-        cell["ci_lo_pp"] = num(d.change.lo_pp);
-        cell["ci_hi_pp"] = num(d.change.hi_pp);
-        cell["p"] = num(d.change.p);
-        cell["q"] = num(d.q);
-        cell["ratio"] = opt(d.ratio);
+        cell["delta_pp"] = json_number(d.change.delta_pp);
+        cell["ci_lo_pp"] = json_number(d.change.lo_pp);
+        cell["ci_hi_pp"] = json_number(d.change.hi_pp);
+        cell["p"] = json_number(d.change.p);
+        cell["q"] = json_number(d.q);
+        cell["ratio"] = json_number(d.ratio);
         cell["sided"] = sidedness_mark(d.sided);
         cell["verdict"] = verdict_name(d, r.noise[s]);
-        cell["events_per_work_change_pct"] = opt(d.work_change_pct);
+        cell["events_per_work_change_pct"] = json_number(d.work_change_pct);
         if (d.work_tested) {
-          cell["events_per_work_ci_lo_pct"] = num(d.work.lo_pp);
-          cell["events_per_work_ci_hi_pct"] = num(d.work.hi_pp);
-          cell["events_per_work_p"] = num(d.work.p);
-          cell["events_per_work_q"] = num(d.work_q);
+          cell["events_per_work_ci_lo_pct"] = json_number(d.work.lo_pp);
+          cell["events_per_work_ci_hi_pct"] = json_number(d.work.hi_pp);
+          cell["events_per_work_p"] = json_number(d.work.p);
+          cell["events_per_work_q"] = json_number(d.work_q);
           cell["events_per_work_verdict"] = work_verdict_name(d, r.noise[s]);
         }
       }

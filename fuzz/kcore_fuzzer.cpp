@@ -12,12 +12,13 @@
 #include <span>
 #include <string>
 
-#include "collector/kcore.h"
+#include "core/fd.h"
+#include "symbolizer/kcore.h"
 
 namespace {
 
-using kprof::collector::KcoreSegment;
-using kprof::collector::KernelMemory;
+using kprof::symbolizer::KcoreSegment;
+using kprof::symbolizer::KernelMemory;
 
 void check_segments(const std::vector<KcoreSegment>& segments, const std::string& why) {
   if (segments.empty() && why.empty()) __builtin_trap();  // a failure always says why
@@ -47,29 +48,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> in(data, size);
 
   std::string why;
-  const auto segments = kprof::collector::parse_kcore_segments(in, &why);
+  const auto segments = kprof::symbolizer::parse_kcore_segments(in, &why);
   check_segments(segments, why);
   std::string size_why;
-  const auto header = kprof::collector::kcore_header_size(in, &size_why);
+  const auto header = kprof::symbolizer::kcore_header_size(in, &size_why);
   if (!segments.empty() && (!header || *header > size)) __builtin_trap();
   if (!header && size_why.empty()) __builtin_trap();
 
   for (size_t i = 0; i <= size && i <= 64; ++i) {
-    (void)kprof::collector::follows_irq_enable(in.first(i));
-    (void)kprof::collector::follows_irq_enable(in.last(i));
+    (void)kprof::symbolizer::follows_irq_enable(in.first(i));
+    (void)kprof::symbolizer::follows_irq_enable(in.last(i));
   }
 
-  const int fd = ::memfd_create("kcore", MFD_CLOEXEC);
-  if (fd < 0) return 0;
+  const kprof::Fd fd(::memfd_create("kcore", MFD_CLOEXEC));
+  if (!fd) return 0;
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
+    const ssize_t n = ::write(fd.get(), data + done, size - done);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
   if (done == size) {
     std::string open_why;
-    const auto mem = KernelMemory::open(&open_why, "/proc/self/fd/" + std::to_string(fd));
+    const auto mem = KernelMemory::open(&open_why, "/proc/self/fd/" + std::to_string(fd.get()));
     // The file holds the same bytes: it opens exactly when they parse.
     if (mem.has_value() != !segments.empty()) __builtin_trap();
     if (mem) {
@@ -79,6 +80,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
   }
-  ::close(fd);
   return 0;
 }

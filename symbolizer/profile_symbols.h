@@ -1,6 +1,6 @@
 // Naming a recorded profile: the one path shared by `kprof record` (when
 // recording ends, while the binaries surely exist) and `kprof symbolize`
-// (later on the same machine, e.g. after kill -9).
+// (later on the same machine, e.g. after kill -9), both through finish.h.
 //
 // From the aggregated addresses (core/aggregate.h) it builds the histogram
 // and, for a -g recording, the stacks: kernel addresses from the profile's
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/aggregate.h"
-#include "core/profile_writer.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
+#include "core/profile_writer.h"
 #include "core/stacks.h"
 
 namespace kprof {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "collector/procfs.h"
+#include "core/bytes.h"
 #include "tests/core/test_util.h"
 #include "tests/support/text_files.h"
 
@@ -14,10 +15,6 @@ namespace kprof::collector {
 namespace {
 
 using kprof::testing::TempDir;
-
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
 
 class KallsymsCacheTest : public ::testing::Test {
  protected:
@@ -38,7 +35,7 @@ class KallsymsCacheTest : public ::testing::Test {
 TEST_F(KallsymsCacheTest, DisabledCacheFindsAndStoresNothing) {
   KallsymsCache off("");
   EXPECT_EQ(off.path(), "");
-  EXPECT_FALSE(off.store(pack_chunk(ChunkType::Kallsyms, as_bytes("x")), ""));
+  EXPECT_FALSE(off.store(pack_chunk(ChunkType::Kallsyms, bytes_of("x")), ""));
   EXPECT_FALSE(off.load("").has_value());
   EXPECT_FALSE(off.snapshot().has_value());
 }
@@ -76,7 +73,7 @@ TEST_F(KallsymsCacheTest, SnapshotThatNoLongerMatchesTheKernelIsNotUsed) {
   std::string text = read_kallsyms_snapshot().text;
   ASSERT_GT(text.size(), 16u);
   for (size_t i = 0; i < 16; ++i) text[i] = '0';
-  cache_.store(pack_chunk(ChunkType::Kallsyms, as_bytes(text)), modules_);
+  cache_.store(pack_chunk(ChunkType::Kallsyms, bytes_of(text)), modules_);
   EXPECT_FALSE(cache_.load(modules_).has_value());
 }
 
@@ -156,7 +153,7 @@ TEST_F(KallsymsCacheTest, UnwritableDirectoryIsNotAnError) {
 TEST_F(KallsymsCacheTest, SnapshotIsTheStoredTextWithoutLiveChecks) {
   EXPECT_FALSE(cache_.snapshot().has_value());
   const std::string text = "ffffffff81000000 T not_this_kernels_text\n";
-  ASSERT_TRUE(cache_.store(pack_chunk(ChunkType::Kallsyms, as_bytes(text)), "other modules"));
+  ASSERT_TRUE(cache_.store(pack_chunk(ChunkType::Kallsyms, bytes_of(text)), "other modules"));
   EXPECT_FALSE(cache_.load(modules_).has_value());
   const auto snap = cache_.snapshot();
   ASSERT_TRUE(snap.has_value());

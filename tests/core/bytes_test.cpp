@@ -10,10 +10,6 @@
 namespace kprof {
 namespace {
 
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
 TEST(Bytes, FixedWidthRoundTripLittleEndian) {
   ByteWriter w;
   w.u8(0xab);
@@ -124,7 +120,7 @@ TEST(Bytes, StringsAndRaw) {
 TEST(Bytes, StringLongerThanDataIsAnError) {
   ByteWriter w;
   w.varint(1000);
-  w.raw(as_bytes("abc"));
+  w.raw(bytes_of("abc"));
   ByteReader r(w.bytes(), "test");
   EXPECT_THROW(r.str(), Error);
 }
@@ -132,7 +128,7 @@ TEST(Bytes, StringLongerThanDataIsAnError) {
 TEST(Bytes, CountCheckedAgainstBytesLeft) {
   ByteWriter w;
   w.varint(4);
-  w.raw(as_bytes("abcdefgh"));
+  w.raw(bytes_of("abcdefgh"));
   {
     ByteReader r(w.bytes(), "test");
     EXPECT_EQ(r.count(2), 4u);
@@ -148,11 +144,11 @@ TEST(Bytes, CountCheckedAgainstBytesLeft) {
 }
 
 TEST(Bytes, Crc32KnownVectors) {
-  EXPECT_EQ(crc32(as_bytes("123456789")), 0xCBF43926u);
-  EXPECT_EQ(crc32(as_bytes("")), 0u);
-  EXPECT_EQ(crc32(as_bytes("The quick brown fox jumps over the lazy dog")), 0x414FA339u);
+  EXPECT_EQ(crc32(bytes_of("123456789")), 0xCBF43926u);
+  EXPECT_EQ(crc32(bytes_of("")), 0u);
+  EXPECT_EQ(crc32(bytes_of("The quick brown fox jumps over the lazy dog")), 0x414FA339u);
   // Chaining with a seed equals one pass.
-  EXPECT_EQ(crc32(as_bytes("6789"), crc32(as_bytes("12345"))), 0xCBF43926u);
+  EXPECT_EQ(crc32(bytes_of("6789"), crc32(bytes_of("12345"))), 0xCBF43926u);
 }
 
 TEST(Bytes, ErrnoMessage) {

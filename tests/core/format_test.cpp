@@ -1,9 +1,10 @@
-#include "core/profile_writer.h"
-#include "core/profile_reader.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
+#include "core/file_layout.h"
 #include "core/input.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -16,9 +17,10 @@
 
 #include "core/aggregate.h"
 #include "core/error.h"
+#include "core/fd.h"
 #include "core/records_chunk.h"
-#include "tests/core/test_util.h"
 #include "perfabi/load.h"
+#include "tests/core/test_util.h"
 #include "tests/support/histogram_rows.h"
 
 namespace kprof {
@@ -27,10 +29,6 @@ namespace {
 using testing::read_bytes;
 using testing::TempDir;
 using testing::write_bytes;
-
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
 
 std::string error_of(const std::function<void()>& fn) {
   try {
@@ -54,7 +52,7 @@ std::vector<uint64_t> write_full_profile(const std::string& path, bool compress 
   std::vector<uint64_t> ends;
   w.write_chunk(ChunkType::Meta, encode_run_info(testing::sample_run_info()), compress);
   ends.push_back(w.bytes_written());
-  w.write_chunk(ChunkType::Kallsyms, as_bytes("ffffffff81000000 T _stext\n"), compress);
+  w.write_chunk(ChunkType::Kallsyms, bytes_of("ffffffff81000000 T _stext\n"), compress);
   ends.push_back(w.bytes_written());
   RecordEncoder enc;
   for (int i = 0; i < 50; ++i) {
@@ -175,12 +173,12 @@ TEST(Format, StoredChunkIsCopiedWithoutChange) {
   TempDir dir;
   std::string text;
   for (int i = 0; i < 2000; ++i) text += "ffffffff8100" + std::to_string(1000 + i) + " T f\n";
-  const StoredChunk packed = pack_chunk(ChunkType::Kallsyms, as_bytes(text));
+  const StoredChunk packed = pack_chunk(ChunkType::Kallsyms, bytes_of(text));
   EXPECT_EQ(packed.type, static_cast<uint16_t>(ChunkType::Kallsyms));
   EXPECT_EQ(packed.flags, kChunkZstd);
   EXPECT_EQ(packed.raw_len, text.size());
   EXPECT_LT(packed.bytes.size(), text.size());
-  EXPECT_EQ(pack_chunk(ChunkType::Modules, as_bytes("short"), true).flags, 0);  // too small
+  EXPECT_EQ(pack_chunk(ChunkType::Modules, bytes_of("short"), true).flags, 0);  // too small
 
   // Written as stored, read back: the same payload, and the same stored bytes,
   // so it can be copied on into a third file.
@@ -343,20 +341,21 @@ TEST(Format, CutShortRecordsAreCountedInTheOneWalk) {
   // The same bytes as a stream: read once, counted the same.
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
+  const Fd read_end(fds[0]);
+  Fd write_end(fds[1]);
   std::vector<uint8_t> bytes = read_file_bytes(path);
   std::thread writer([&] {
     size_t done = 0;
     while (done < bytes.size()) {
-      const ssize_t n = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+      const ssize_t n = ::write(write_end.get(), bytes.data() + done, bytes.size() - done);
       if (n <= 0) break;
       done += static_cast<size_t>(n);
     }
-    ::close(fds[1]);
+    write_end.reset();  // the reader's end of file
   });
-  ProfileReader reader = ProfileReader::stream(fds[0], {}, "pipe");
+  ProfileReader reader = ProfileReader::stream(read_end.get(), {}, "pipe");
   const Profile q = perfabi::load_profile(reader);
   writer.join();
-  ::close(fds[0]);
   ASSERT_TRUE(q.counted);
   EXPECT_EQ(q.counted->samples, 1000u);
   EXPECT_EQ(q.status.file_bytes, bytes.size());
@@ -381,8 +380,9 @@ TEST(Format, HeaderErrors) {
   EXPECT_EQ(
       error_of([&] { perfabi::load_profile(newer); }),
       newer + " has format version 7; this kprof reads version " + std::to_string(kFormatVersion));
-  EXPECT_NE(error_of([&] { perfabi::load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { perfabi::load_profile(dir.file("missing.kprof")); }).find("missing.kprof"),
+      std::string::npos);
   EXPECT_NE(error_of([&] { perfabi::load_profile(dir.path().string()); }).find("is a directory"),
             std::string::npos);
 }
@@ -506,8 +506,7 @@ TEST(Format, FailedWriteCutsBackToTheLastCompleteChunk) {
 class FileBuilder {
  public:
   FileBuilder() {
-    const char magic[] = "KPROF\r\n\x1a";
-    w_.raw({reinterpret_cast<const uint8_t*>(magic), 8});
+    w_.raw(bytes_of(std::string_view("KPROF\r\n\x1a", 8)));
     w_.u32(kFormatVersion);
     w_.u32(0);
     chunk(1, 0, encode_run_info(RunInfo{}));

@@ -10,15 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/file_layout.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
+#include "core/error.h"
+#include "core/file_layout.h"
+#include "core/profile_writer.h"
 #include "core/records_chunk.h"
 #include "report/diff.h"
 #include "tests/diff/diff_support.h"
-#include "tests/support/histogram_rows.h"
 #include "tests/diff/load_run.h"
+#include "tests/support/histogram_rows.h"
 
 namespace kprof {
 namespace {
@@ -54,9 +55,7 @@ class DiffFiles : public ::testing::Test {
     {
       ProfileWriter w = ProfileWriter::create(p);
       w.write_chunk(ChunkType::Meta, encode_run_info(run));
-      w.write_chunk(ChunkType::Kallsyms,
-                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(kKallsyms),
-                                             std::strlen(kKallsyms)));
+      w.write_chunk(ChunkType::Kallsyms, bytes_of(kKallsyms));
       for (int chunk = 0; chunk < 2; ++chunk) {
         RecordEncoder enc;
         for (int i = 0; i < 300; ++i) {

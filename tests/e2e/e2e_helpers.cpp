@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/fd.h"
+
 namespace kprof::e2e {
 
 std::vector<std::string> RunResult::err_lines() const {
@@ -63,23 +65,22 @@ Process Process::start(const std::vector<std::string>& argv, const std::string& 
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out < 0 || err < 0) throw std::runtime_error("cannot create capture files in " + dir);
+  // The parent's copies close when this returns.
+  const Fd out(::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  const Fd err(::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!out || !err) throw std::runtime_error("cannot create capture files in " + dir);
   pid_t pid = ::fork();
   if (pid == 0) {
     if (options.new_process_group) ::setpgid(0, 0);
     if (options.umask) ::umask(*options.umask);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
+    ::dup2(out.get(), 1);
+    ::dup2(err.get(), 2);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     ::execv(args[0], args.data());
     std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
-  ::close(out);
-  ::close(err);
   if (pid < 0) throw std::runtime_error("fork failed");
   if (options.new_process_group) ::setpgid(pid, pid);  // no race with the child's own call
   return Process(pid, out_path, err_path, options.new_process_group);

@@ -9,13 +9,14 @@
 
 #include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
-#include "core/profile_reader.h"
-#include "core/profile.h"
+#include "core/bytes.h"
 #include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
+#include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/support/sampling.h"
-#include "perfabi/load.h"
 
 namespace kprof::e2e {
 namespace {
@@ -102,9 +103,7 @@ TEST_F(KallsymsCacheE2E, SnapshotMissingASampledAddressIsReadAfresh) {
   const std::string full = collector::read_kallsyms();
   const std::string partial = full.substr(0, full.find('\n', 128 << 10) + 1);
   ASSERT_LT(partial.size(), full.size() / 4);
-  cache_.store(pack_chunk(ChunkType::Kallsyms,
-                          {reinterpret_cast<const uint8_t*>(partial.data()), partial.size()}),
-               modules);
+  cache_.store(pack_chunk(ChunkType::Kallsyms, bytes_of(partial)), modules);
   ASSERT_TRUE(cache_.load(modules).has_value());
 
   const std::string out = dir_.file("r.kprof");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/fd.h"
 #include "export/export.h"
 #include "tests/export/export_support.h"
 #include "tests/report/test_support.h"
@@ -127,12 +128,12 @@ TEST(ExportCli, PprofToRedirectedStdout) {
 // and what it wrote to the terminal and to stderr.
 test::CommandResult run_on_terminal(const std::vector<std::string>& args, const std::string& dir) {
   test::CommandResult r;
-  const int master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+  const Fd master(posix_openpt(O_RDWR | O_NOCTTY));
+  if (!master || grantpt(master.get()) != 0 || unlockpt(master.get()) != 0) {
     ADD_FAILURE() << "no pseudo-terminal";
     return r;
   }
-  const std::string slave_name = ptsname(master);
+  const std::string slave_name = ptsname(master.get());
   const std::string err_path = dir + "/tty.stderr";
   const pid_t pid = fork();
   if (pid == 0) {
@@ -152,10 +153,9 @@ test::CommandResult run_on_terminal(const std::vector<std::string>& args, const 
   waitpid(pid, &status, 0);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   // Whatever reached the terminal (non-blocking: the child is gone).
-  fcntl(master, F_SETFL, O_NONBLOCK);
+  fcntl(master.get(), F_SETFL, O_NONBLOCK);
   char buf[4096];
-  for (ssize_t n; (n = read(master, buf, sizeof buf)) > 0;) r.out.append(buf, n);
-  close(master);
+  for (ssize_t n; (n = read(master.get(), buf, sizeof buf)) > 0;) r.out.append(buf, n);
   r.err = test::read_text(err_path);
   return r;
 }

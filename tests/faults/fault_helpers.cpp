@@ -16,8 +16,9 @@
 #include <iterator>
 #include <sstream>
 
-#include "core/profile_reader.h"
 #include "core/error.h"
+#include "core/fd.h"
+#include "core/profile_reader.h"
 #include "tests/e2e/e2e_helpers.h"
 
 namespace kprof::faults {
@@ -90,19 +91,18 @@ std::vector<std::string> as_nobody(std::string* why) {
 
 uint64_t fill_disk(const std::string& dir) {
   const std::string path = dir + "/filler";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return 0;
+  const Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!fd) return 0;
   std::vector<char> block(64 << 10, 'x');
   uint64_t total = 0;
   // Whole blocks first, then single bytes for the last partial page.
   for (size_t size : {block.size(), size_t{512}, size_t{1}}) {
     for (;;) {
-      ssize_t n = ::write(fd, block.data(), size);
+      ssize_t n = ::write(fd.get(), block.data(), size);
       if (n <= 0) break;
       total += static_cast<uint64_t>(n);
     }
   }
-  ::close(fd);
   return total;
 }
 

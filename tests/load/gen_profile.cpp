@@ -7,9 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/profile_writer.h"
-#include "core/file_layout.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
+#include "core/file_layout.h"
+#include "core/profile_writer.h"
 #include "core/records_chunk.h"
 #include "tests/support/histogram_rows.h"
 
@@ -78,10 +79,6 @@ std::string kallsyms_text() {
     text += line;
   }
   return text;
-}
-
-std::span<const uint8_t> bytes_of(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
 RunInfo run_info(const GenOptions& o) {

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/fd.h"
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/text_files.h"
@@ -53,10 +54,11 @@ std::string on_terminal(const std::vector<std::string>& args, const std::vector<
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  const Fd terminal(master);
   std::string out;
   char buf[4096];
   for (;;) {
-    const ssize_t n = ::read(master, buf, sizeof buf);
+    const ssize_t n = ::read(terminal.get(), buf, sizeof buf);
     if (n > 0) {
       out.append(buf, static_cast<size_t>(n));
     } else if (n < 0 && errno == EINTR) {
@@ -65,7 +67,6 @@ std::string on_terminal(const std::vector<std::string>& args, const std::vector<
       break;  // EIO: the child closed the terminal
     }
   }
-  ::close(master);
   int status = 0;
   ::waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << "\n" << out;

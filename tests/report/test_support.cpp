@@ -1,7 +1,8 @@
+#include "tests/report/test_support.h"
+#include "core/bytes.h"
 #include "core/chunk_codecs.h"
 #include "core/file_layout.h"
 #include "core/profile_writer.h"
-#include "tests/report/test_support.h"
 #include "tests/support/histogram_rows.h"
 
 #include <cstdio>
@@ -15,13 +16,7 @@ namespace kprof::test {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::span<const uint8_t> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ProfileBuilder::write(const std::string& path) const {
   ProfileWriter w = ProfileWriter::create(path);

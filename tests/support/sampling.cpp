@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/fd.h"
+
 namespace kprof::test {
 
 std::string errno_text(int err) {
@@ -24,11 +26,9 @@ SamplingCheck check_sampling() {
   attr.freq = 1;
   attr.disabled = 1;
   attr.exclude_kernel = 1;  // what perf_event_paranoid <= 2 lets any user do
-  long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd >= 0) {
-    ::close(static_cast<int>(fd));
-    return {};
-  }
+  const Fd fd(
+      static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+  if (fd) return {};
   const int err = errno;
   const std::string said =
       "perf_event_open(cpu-clock, this process) failed with " + errno_text(err);

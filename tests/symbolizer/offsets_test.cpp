@@ -126,10 +126,10 @@ TEST(Demangle, CxxAndPlainNames) {
 
 TEST(Crc32, MatchesTheIeeeCheckValue) {
   const std::string s = "123456789";
-  EXPECT_EQ(kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()), s.size()}), 0xCBF43926u);
+  EXPECT_EQ(kprof::crc32(bytes_of(s)), 0xCBF43926u);
   // Incremental updates compose.
-  uint32_t c = kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()), 4});
-  c = kprof::crc32({reinterpret_cast<const uint8_t*>(s.data()) + 4, 5}, c);
+  uint32_t c = kprof::crc32(bytes_of(s).first(4));
+  c = kprof::crc32(bytes_of(s).subspan(4, 5), c);
   EXPECT_EQ(c, 0xCBF43926u);
 }
 

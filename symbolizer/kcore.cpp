@@ -1,4 +1,4 @@
-#include "collector/kcore.h"
+#include "symbolizer/kcore.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace kprof::collector {
+namespace kprof::symbolizer {
 namespace {
 
 constexpr size_t kEhdrSize = sizeof(Elf64_Ehdr);  // 64
@@ -249,4 +249,4 @@ size_t mark_irq_enable_peaks(Histogram& h, const KernelMemory& mem) {
   return marked;
 }
 
-}  // namespace kprof::collector
+}  // namespace kprof::symbolizer

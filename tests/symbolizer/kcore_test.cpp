@@ -1,4 +1,4 @@
-#include "collector/kcore.h"
+#include "symbolizer/kcore.h"
 
 #include <elf.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include "tests/core/test_util.h"
 
-namespace kprof::collector {
+namespace kprof::symbolizer {
 namespace {
 
 using kprof::testing::TempDir;
@@ -292,7 +292,7 @@ TEST_F(KernelMemoryFile, MovesWithItsDescriptor) {
   EXPECT_EQ(moved.read(kText + 1, 1), (std::vector<uint8_t>{1}));
 }
 
-// The recorder's use: a kernel row whose peak address follows `sti` (padded
+// finish.h's use: a kernel row whose peak address follows `sti` (padded
 // with a NOP) or `popf` is marked; a halt in the idle loop, other bytes, an
 // unreadable address and a user row are not.
 TEST_F(KernelMemoryFile, MarksRowsWhosePeakFollowsAnEnable) {
@@ -462,4 +462,4 @@ TEST(KernelMemoryLive, ReadsAnIrqEnablePointFromKernelText) {
 }
 
 }  // namespace
-}  // namespace kprof::collector
+}  // namespace kprof::symbolizer

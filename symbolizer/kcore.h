@@ -1,11 +1,14 @@
 // Kernel text at a sampled address, read from /proc/kcore, and whether the
-// bytes before that address re-enable interrupts (issue 12).
+// bytes before that address re-enable interrupts (issue 12). The kernel's
+// code, read as the symbolizer reads ELF files: finish.h marks a profile's
+// skid peaks with it when recording ends (and in kprof symbolize on the
+// boot the profile was recorded on).
 //
 // Without a hardware PMU kprof samples cpu-clock, an hrtimer whose interrupt
 // cannot fire while interrupts are off: that time is charged to the first
 // instruction at which the pending interrupt is taken once they are enabled
-// again. To tell such an address from real work there, kprof (as root, at the
-// end of a recording) reads the kernel's text before the sampled ip.
+// again. To tell such an address from real work there, kprof (as root, while
+// the addresses are this boot's) reads the kernel's text before the sampled ip.
 //
 // /proc/kcore is an ELF64 core image (ET_CORE) of kernel memory: each PT_LOAD
 // program header maps p_filesz bytes of kernel virtual memory at p_vaddr to
@@ -50,8 +53,6 @@
 // stay calls (Xen PV).
 #pragma once
 
-#include "core/model.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -59,9 +60,10 @@
 #include <string>
 #include <vector>
 
-#include "collector/perf_event.h"
+#include "core/fd.h"
+#include "core/model.h"
 
-namespace kprof::collector {
+namespace kprof::symbolizer {
 
 // One PT_LOAD program header: `size` (p_filesz) bytes of kernel memory at
 // virtual address `vaddr`, stored at file offset `offset`. Neither
@@ -139,8 +141,7 @@ constexpr size_t kIrqEnableLookbehind = 9;
 // peak address (peak_ip) follows an interrupt enable in `mem`'s text — but
 // not an idle halt (sti; hlt / sti; mwait: that is where an idle CPU really
 // is). Rows whose bytes cannot be read are left as they are. Returns the
-// number of rows marked. For the recorder, at the end of a recording, while
-// the addresses are still this boot's.
+// number of rows marked. Only for addresses of this boot (finish.h).
 size_t mark_irq_enable_peaks(Histogram& h, const KernelMemory& mem);
 
-}  // namespace kprof::collector
+}  // namespace kprof::symbolizer

@@ -1,0 +1,78 @@
+#include "symbolizer/finish.h"
+
+#include <set>
+
+#include "core/bytes.h"
+#include "core/error.h"
+#include "core/file_layout.h"
+#include "core/kallsyms_subset.h"
+#include "core/kernel_symbols.h"
+#include "perfabi/load.h"
+#include "symbolizer/kcore.h"
+
+namespace kprof {
+namespace {
+
+// Marks the kernel rows of `fresh` whose peak address `previous` marked: the
+// same samples give the same peak, and the mark was read from the text that
+// ran there.
+void keep_irq_enable_marks(Histogram& fresh, const Histogram& previous) {
+  std::set<uint64_t> marked;
+  for (const FunctionCount& row : previous.rows) {
+    if (row.mode == Mode::Kernel && row.peak_after_irq_enable && row.peak_ip != 0) {
+      marked.insert(row.peak_ip);
+    }
+  }
+  if (marked.empty()) return;
+  for (FunctionCount& row : fresh.rows) {
+    if (row.mode == Mode::Kernel && marked.contains(row.peak_ip)) row.peak_after_irq_enable = true;
+  }
+}
+
+}  // namespace
+
+FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts,
+                               const KernelSnapshot& kernel, const FinishOptions& options) {
+  std::string_view kallsyms = kernel.kallsyms;
+  KernelSymbols symbols = KernelSymbols::parse(kallsyms, kernel.modules);
+  if (kernel.refresh && !kernel_ips_in_boot_static_text(counts, symbols)) {
+    // A sample in BPF or trampoline text, which the cached snapshot may predate.
+    kallsyms = kernel.refresh();
+    symbols = KernelSymbols::parse(kallsyms, kernel.modules);
+  }
+  if (!kernel.in_file) {
+    // The lines that name the kernel samples (a few KB, not ~1 MB), so the
+    // profile reports the same anywhere. Readers take the last Kallsyms chunk.
+    writer.write_chunk(ChunkType::Kallsyms,
+                       bytes_of(kallsyms_subset(kallsyms, kernel.modules, counts)));
+  }
+  FinishedProfile out;
+  out.symbols = symbolize_profile(counts, symbols, options.previous);
+  out.kernel_addresses_hidden = symbols.addresses_hidden();
+  if (!out.symbols.stacks) {
+    Histogram& h = out.symbols.histogram;
+    if (options.previous) keep_irq_enable_marks(h, *options.previous);
+    if (options.this_boot) {
+      if (const auto kcore = symbolizer::KernelMemory::open(nullptr)) {
+        symbolizer::mark_irq_enable_peaks(h, *kcore);
+      }
+    }
+  }
+  write_profile_symbols(writer, out.symbols);
+  out.messages = out.symbols.warnings;
+  for (const std::string& image : out.symbols.kept_images) {
+    out.messages.push_back(image + ": kept the names from the recording");
+  }
+  out.bytes = writer.bytes_written();
+  const std::string path = writer.path();
+  { ProfileWriter done = std::move(writer); }  // closed before the file is replaced
+  try {
+    out.bytes = perfabi::compact_profile(path).bytes_after;
+  } catch (const Error& e) {
+    out.messages.push_back(std::string(e.what()) +
+                           "; the profile is complete, its records left uncompressed");
+  }
+  return out;
+}
+
+}  // namespace kprof

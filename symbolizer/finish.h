@@ -1,0 +1,74 @@
+// Finishing a profile once its records are in the file: the one sequence
+// `kprof record` runs when recording ends and `kprof symbolize` runs later
+// (a file cut short, or named again on this machine). In order:
+//   1. the kernel snapshot: one taken from this boot's cache
+//      (collector/kallsyms_cache.h) is read afresh (KernelSnapshot::refresh)
+//      when a kernel sample lies outside the boot's static text (BPF
+//      programs, trampolines), which the cached one may predate;
+//   2. a Kallsyms chunk of the lines the samples need
+//      (core/kallsyms_subset.h), when the file does not hold the snapshot;
+//   3. naming (profile_symbols.h), keeping the names of `previous` for
+//      images whose files changed;
+//   4. cpu-clock skid (report/skid.h), flat profiles only: the kernel rows
+//      whose peak address follows an interrupt enable are marked, from this
+//      boot's kernel text (kcore.h) when the addresses are this boot's, and
+//      as `previous` marked them (they were read while recording);
+//   5. the Stacks or Histogram chunk, then End;
+//   6. the Records chunks compressed (perfabi::compact_profile); a failure
+//      (disk full for the copy) keeps the complete, uncompressed profile,
+//      with one message saying so.
+// What the commands print is returned, not printed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/aggregate.h"
+#include "core/model.h"
+#include "core/profile_writer.h"
+#include "symbolizer/profile_symbols.h"
+
+namespace kprof {
+
+// The kallsyms and modules text that names the profile's kernel addresses.
+struct KernelSnapshot {
+  std::string_view kallsyms, modules;
+  // Whether the file already holds the snapshot (else it gets the subset).
+  bool in_file = true;
+  // Set when the snapshot came from this boot's cache: reads /proc/kallsyms
+  // now and returns it (valid until finish_profile returns; `kallsyms` is
+  // not used after it is called, so it may replace what that viewed).
+  std::function<std::string_view()> refresh;
+};
+
+struct FinishOptions {
+  // Whether the profile's kernel addresses are this boot's, so that
+  // /proc/kcore holds the text that ran at them (step 4).
+  bool this_boot = false;
+  // The histogram the file already holds (names and skid marks to keep), or
+  // nullptr.
+  const Histogram* previous = nullptr;
+};
+
+struct FinishedProfile {
+  ProfileSymbols symbols;
+  uint64_t bytes = 0;  // the file's size once finished
+  // Whether the snapshot hides every address (kptr_restrict): kernel
+  // samples stay [unknown].
+  bool kernel_addresses_hidden = false;
+  // For stderr, in order, one line each without the "kprof: " prefix: files
+  // gone, unreadable or changed; "IMAGE: kept the names from the
+  // recording"; a compaction that failed.
+  std::vector<std::string> messages;
+};
+
+// Writes steps 2 to 5 through `writer` (which it closes) and compacts the
+// file at writer.path(). `counts`: the profile's records counted by address.
+// Throws kprof::Error when a write fails.
+FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts,
+                               const KernelSnapshot& kernel, const FinishOptions& options = {});
+
+}  // namespace kprof
