@@ -16,6 +16,7 @@
 #include "core/input.h"
 #include "core/aggregate.h"
 #include "core/error.h"
+#include "core/file_layout.h"
 #include "core/kernel_symbols.h"
 #include "core/mapped_file.h"
 #include "core/records_chunk.h"
@@ -28,7 +29,6 @@ namespace kprof::importer {
 namespace {
 
 constexpr uint8_t kKprofMagic[8] = {'K', 'P', 'R', 'O', 'F', '\r', '\n', 0x1a};
-constexpr size_t kRecordChunkBytes = 256 << 10;  // as kprof record cuts its Records chunks
 
 std::string count_text(uint64_t n) {
   return std::to_string(n);
@@ -250,7 +250,7 @@ class ImportSink : public RecordSink {
 
   void flush(bool force) {
     if (!writer_ || encoder_.empty()) return;
-    if (!force && encoder_.size() < kRecordChunkBytes) return;
+    if (!force && encoder_.size() < kRecordsChunkBytes) return;
     writer_->write_chunk(ChunkType::Records, encoder_.take());
   }
 
