@@ -112,11 +112,19 @@ struct BootKallsymsMatch {
 };
 BootKallsymsMatch match_boot_kallsyms(const RunInfo& run, const RunningKernel& running);
 
+// A listing is text, and no listing is larger than this: load_any refuses
+// one that is, as soon as it has read that much (or, for a file, from its
+// size), and one holding a NUL byte as soon as it reads it.
+inline constexpr size_t kMaxListingBytes = 64 << 20;
+
 // Loads `path` ("-": standard input, refused when it is a terminal) as what
 // its first kSniffBytes say it is, opening it once: a kprof profile chunk by
-// chunk, a perf.data file mapped (a stream read whole), a listing read
-// whole. Throws kprof::Error naming the file for a missing or unreadable
-// file, and for one of no known format.
+// chunk, a perf.data file mapped (a stream read whole), a listing read whole
+// up to kMaxListingBytes. Throws kprof::Error, one line naming the file, for
+// a missing or unreadable file, an empty one, one of no known format (having
+// read only its first bytes: "... is not a kprof profile, a perf.data file,
+// or an opreport / perf report listing"), and a listing too large or holding
+// a NUL byte.
 Profile load_any(const std::string& path, const ImportOptions& options);
 // The format of the file at `path` (Unknown when it cannot be read).
 InputFormat file_format(const std::string& path);

@@ -4,11 +4,15 @@
 //   kprof profile  ProfileReader, chunk by chunk (a file by offset, a stream once);
 //   perf.data      a file mapped in place; a stream read whole (the reader
 //                  needs every byte, and a pipe-mode stream has no size);
-//   listing        read whole as text.
+//   listing        read whole as text: refused at its first NUL byte, or
+//                  once it passes kMaxListingBytes;
+//   anything else  refused at once, having read only its first bytes, so
+//                  `kprof report /dev/zero` ends as soon as it starts.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -46,20 +50,44 @@ Input open_input(const std::string& path) {
   return in;
 }
 
+[[noreturn]] void listing_too_large(const std::string& name) {
+  const std::string cap = std::to_string(kMaxListingBytes >> 20) + " MiB";
+  throw Error(name + " is over " + cap + ": too large for an opreport / perf report listing " +
+              "(kprof reads listings of up to " + cap + ")");
+}
+
 // Reads the input on from where it is to its end, appending to `bytes`.
-void read_rest(const Input& in, std::vector<uint8_t>& bytes) {
+// `text`: as a listing, refused at its first NUL byte (binary data) and
+// once it passes kMaxListingBytes, each as soon as it is read; its buffer is
+// reserved once (address space only until read into), so the memory it
+// costs is what was read, never a reallocation's copy.
+void read_rest(const Input& in, std::vector<uint8_t>& bytes, bool text) {
   constexpr size_t kBlock = 1 << 16;
-  if (in.regular) bytes.reserve(in.size + kBlock);
+  auto check = [&](size_t from) {
+    const void* nul = std::memchr(bytes.data() + from, 0, bytes.size() - from);
+    if (nul != nullptr) {
+      const size_t at = static_cast<size_t>(static_cast<const uint8_t*>(nul) - bytes.data());
+      throw Error(in.name + " holds a NUL byte at offset " + std::to_string(at) +
+                  ": binary data, not an opreport / perf report listing");
+    }
+    if (bytes.size() > kMaxListingBytes) listing_too_large(in.name);
+  };
+  if (text) {
+    check(0);
+    bytes.reserve(in.regular ? in.size + kBlock : kMaxListingBytes + 1);
+  }
   while (true) {
     const size_t at = bytes.size();
-    bytes.resize(at + kBlock);
-    const ssize_t n = ::read(in.fd, bytes.data() + at, kBlock);
+    const size_t want = text ? std::min(kBlock, kMaxListingBytes + 1 - at) : kBlock;
+    bytes.resize(at + want);
+    const ssize_t n = ::read(in.fd, bytes.data() + at, want);
     bytes.resize(at + static_cast<size_t>(std::max<ssize_t>(n, 0)));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw Error(errno_message("cannot read " + in.name, errno));
     }
     if (n == 0) break;
+    if (text) check(at);
   }
 }
 
@@ -78,13 +106,14 @@ Profile load_perf_data(const Input& in, std::vector<uint8_t> head, const ImportO
     return import_perf_data(file.bytes(), in.name, options);
   }
   std::vector<uint8_t> bytes = std::move(head);
-  read_rest(in, bytes);
+  read_rest(in, bytes, false);
   return import_perf_data(bytes, in.name, options);
 }
 
 Profile load_listing(const Input& in, std::vector<uint8_t> head) {
+  if (in.regular && in.size > kMaxListingBytes) listing_too_large(in.name);
   std::vector<uint8_t> bytes = std::move(head);
-  read_rest(in, bytes);
+  read_rest(in, bytes, true);
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return listing_profile(parse_listing(text, in.name), in.name);
 }
@@ -104,7 +133,6 @@ Profile load_any(const std::string& path, const ImportOptions& options) {
     case InputFormat::Unknown:
       break;
   }
-  read_rest(in, head);
   if (head.empty()) {
     throw Error(in.name +
                 " is empty: not a kprof profile (was the recording killed before it started?)");
