@@ -21,6 +21,7 @@
 #include "core/bytes.h"
 #include "core/chunk_codecs.h"
 #include "core/error.h"
+#include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/records_chunk.h"
 #include "perfabi/spool.h"
@@ -29,7 +30,6 @@ namespace kprof::collector {
 
 namespace {
 
-constexpr size_t kChunkBytes = 256 << 10;
 constexpr uint64_t kChunkNs = 1'000'000'000;
 constexpr uint64_t kProgressNs = 500'000'000;
 constexpr int kPollMs = 100;
@@ -295,7 +295,7 @@ void Recorder::Impl::handle_signals() {
 void Recorder::Impl::write_chunk(ProfileWriter& w, Output& out, uint64_t& last_flush, bool force) {
   const uint64_t now = monotonic_ns();
   if (out.spool.empty()) return;
-  if (!force && out.spool.size() < kChunkBytes && now - last_flush < kChunkNs) return;
+  if (!force && out.spool.size() < kRecordsChunkBytes && now - last_flush < kChunkNs) return;
   // Uncompressed: zstd under the sampling interrupts' storm was half of
   // kprof's CPU at high rates; the chunks are decoded and compressed once
   // the events are off (core/compact.h).

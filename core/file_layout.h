@@ -40,6 +40,13 @@ inline constexpr size_t kHeaderBytes = 16;
 inline constexpr size_t kChunkHeaderBytes = 16;
 inline constexpr uint32_t kMaxChunkBytes = 256u << 20;
 inline constexpr uint16_t kChunkZstd = 1;
+// A writer of records (kprof record's PerfRecords while sampling, kprof
+// import's Records) ends a chunk once its payload reaches this size. Small
+// enough that reading costs little (a reader holds one chunk at a time,
+// ProfileReader) and that a file cut short loses little (only the chunk not
+// yet written); large enough that the 16-byte header, the checksum and a
+// zstd frame per chunk are a negligible share and compress well.
+inline constexpr size_t kRecordsChunkBytes = 256 << 10;
 
 enum class ChunkType : uint16_t {
   Meta = 1,               // RunInfo

@@ -29,7 +29,10 @@ InputFile InputFile::open(const std::string& path, const std::string& missing_hi
 }
 
 MappedFile MappedFile::open(const std::string& path) {
-  const InputFile in = InputFile::open(path);
+  return map(InputFile::open(path), path);
+}
+
+MappedFile MappedFile::map(const InputFile& in, const std::string& path) {
   if (!in.regular()) throw Error(path + " is not a regular file: give a file to map");
   const int fd = in.fd();
   const size_t size = static_cast<size_t>(in.size());

@@ -36,6 +36,9 @@ class MappedFile {
   // Throws kprof::Error naming the file when it cannot be opened, is a
   // directory, or cannot be mapped. An empty file maps to no bytes.
   static MappedFile open(const std::string& path);
+  // The same for a file opened already (`name` in messages); `in` may be
+  // closed once this returns.
+  static MappedFile map(const InputFile& in, const std::string& name);
 
   MappedFile(MappedFile&& o) noexcept;
   MappedFile& operator=(MappedFile&& o) noexcept;

@@ -84,17 +84,24 @@ ProfileReader::ProfileReader(ProfileReader&&) noexcept = default;
 ProfileReader::~ProfileReader() = default;
 
 ProfileReader ProfileReader::open(const std::string& path) {
-  auto s = std::make_unique<Source>();
   if (path == "-") {
     refuse_terminal_stdin();
+    auto s = std::make_unique<Source>();
     s->fd = STDIN_FILENO;
     return ProfileReader(std::move(s), "stdin");
   }
-  s->file.emplace(InputFile::open(path, "record one with kprof record -o " + path));
+  return open(InputFile::open(path, "record one with kprof record -o " + path), path);
+}
+
+ProfileReader ProfileReader::open(InputFile file, std::string name,
+                                  std::vector<uint8_t> read_already) {
+  auto s = std::make_unique<Source>();
+  s->file.emplace(std::move(file));
   s->fd = s->file->fd();
   s->regular = s->file->regular();
   s->size = s->file->size();
-  return ProfileReader(std::move(s), path);
+  if (!s->regular) s->prefix = std::move(read_already);
+  return ProfileReader(std::move(s), std::move(name));
 }
 
 ProfileReader ProfileReader::stream(int fd, std::vector<uint8_t> prefix, std::string name) {

@@ -12,6 +12,8 @@
 
 namespace kprof {
 
+class InputFile;  // core/mapped_file.h
+
 // Where reading stopped.
 struct ReadStatus {
   bool complete = false;    // End chunk seen
@@ -41,6 +43,13 @@ class ProfileReader {
  public:
   // A file, or "-" for standard input (refused when it is a terminal).
   static ProfileReader open(const std::string& path);
+  // A file opened already, owned from now on (the loader opens an input once
+  // and reads its first bytes to tell its format). A regular file is read
+  // by offset, from its start whatever was read from it before; anything
+  // else (a pipe, FIFO, device) is read on from where it is, after
+  // `read_already`, the bytes already read from it.
+  static ProfileReader open(InputFile file, std::string name,
+                            std::vector<uint8_t> read_already = {});
   // Reads `fd` (not owned) on from where it is, after `prefix`, the bytes
   // already read from it (a format sniff).
   static ProfileReader stream(int fd, std::vector<uint8_t> prefix, std::string name);

@@ -1,7 +1,16 @@
 // The one loader every view uses: a .kprof profile, a perf.data recording
 // or a pasted listing, recognised by its first bytes, read into a Profile
 // (core/profile.h) that report, diff, export and info take as they take a
-// .kprof.
+// .kprof. The contract of the importer; where each part lives:
+//   sniff.cpp              the format, from an input's first bytes
+//   load_any.cpp           an input opened once, handed to the reader its format picks
+//   import_perf_data.cpp   perf.data -> Profile, step by step, from:
+//     perf_run_info.h        the event to show and the run facts (the header)
+//     import_sink.h          the records' fan-out to the aggregator (and the writer)
+//     perf_kernel_symbols.h  the kernel symbols: found, and moved by KASLR
+//     import_writer.h        what kprof import writes into its .kprof
+//   listing_profile.cpp    a parsed listing -> Profile (text_table.h parses it)
+//   boot_kallsyms.cpp      a cut-short kprof profile named from this boot's cache
 //
 // perf.data (perf_data.h): the samples of one event (the first, or
 // ImportOptions::event) are aggregated and named as kprof record names its
@@ -26,20 +35,24 @@
 // its rows are counts or shares.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "core/profile_writer.h"
 #include "core/profile.h"
+#include "core/profile_writer.h"
 #include "importer/text_table.h"
 
 namespace kprof::importer {
 
 enum class InputFormat { Kprof, PerfData, Listing, Unknown };
-// From a file's first bytes (up to 4 KiB is enough).
+// How many first bytes tell an input's format: what load_any reads before
+// it picks a reader, and all it reads of an input of no known format.
+inline constexpr size_t kSniffBytes = 4096;
+// From a file's first bytes (kSniffBytes of them, or all it has).
 InputFormat sniff_format(std::span<const uint8_t> head);
 const char* input_format_name(InputFormat f);  // "kprof profile", "perf.data", "listing"
 
@@ -99,8 +112,19 @@ struct BootKallsymsMatch {
 };
 BootKallsymsMatch match_boot_kallsyms(const RunInfo& run, const RunningKernel& running);
 
-// Reads `path` and loads it as what it is. Throws kprof::Error naming the
-// file for a missing or unreadable file, and for one of no known format.
+// A listing is text, and no listing is larger than this: load_any refuses
+// one that is, as soon as it has read that much (or, for a file, from its
+// size), and one holding a NUL byte as soon as it reads it.
+inline constexpr size_t kMaxListingBytes = 64 << 20;
+
+// Loads `path` ("-": standard input, refused when it is a terminal) as what
+// its first kSniffBytes say it is, opening it once: a kprof profile chunk by
+// chunk, a perf.data file mapped (a stream read whole), a listing read whole
+// up to kMaxListingBytes. Throws kprof::Error, one line naming the file, for
+// a missing or unreadable file, an empty one, one of no known format (having
+// read only its first bytes: "... is not a kprof profile, a perf.data file,
+// or an opreport / perf report listing"), and a listing too large or holding
+// a NUL byte.
 Profile load_any(const std::string& path, const ImportOptions& options);
 // The format of the file at `path` (Unknown when it cannot be read).
 InputFormat file_format(const std::string& path);

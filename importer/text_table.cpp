@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_layout.h"
 #include "importer/listing_parse.h"
 
 namespace kprof::importer {
@@ -198,7 +199,8 @@ void note_skipped(TableListing& out, size_t n, const char* one, const char* many
 using namespace listing;
 
 bool looks_like_listing(string_view text) {
-  if (text.starts_with("KPROF\r\n\x1a") || text.starts_with("PERFILE")) return false;
+  const string_view kprof_magic(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+  if (text.starts_with(kprof_magic) || text.starts_with("PERFILE")) return false;
   text = text.substr(0, 4096);
   size_t control = 0;
   for (const char c : text) {

@@ -1,0 +1,38 @@
+// import_writer.h: the chunks of a .kprof made by kprof import, in order.
+#include "importer/import_writer.h"
+
+#include "core/bytes.h"
+#include "core/chunk_codecs.h"
+#include "core/file_layout.h"
+#include "symbolizer/profile_symbols.h"
+
+namespace kprof::importer {
+
+void ImportWriter::begin(const RunInfo& run) {
+  out_.write_chunk(ChunkType::Meta, encode_run_info(run));
+}
+
+void ImportWriter::on_sample(const Sample& s) {
+  encoder_.add(s);
+  flush(false);
+}
+
+void ImportWriter::flush(bool force) {
+  if (encoder_.empty()) return;
+  if (!force && encoder_.size() < kRecordsChunkBytes) return;
+  out_.write_chunk(ChunkType::Records, encoder_.take());
+}
+
+void ImportWriter::finish(const Profile& p) {
+  flush(true);
+  out_.write_chunk(ChunkType::Meta, encode_run_info(p.run));
+  out_.write_chunk(ChunkType::Kallsyms, bytes_of(p.kallsyms));
+  out_.write_chunk(ChunkType::Modules, bytes_of(p.modules));
+  out_.write_chunk(ChunkType::Summary, encode_summary(p.summary.value_or(Summary{})));
+  ProfileSymbols stored;
+  stored.histogram = p.histogram ? *p.histogram : Histogram{};
+  stored.stacks = p.stacks;
+  write_profile_symbols(out_, stored);
+}
+
+}  // namespace kprof::importer
