@@ -30,16 +30,17 @@ int cmd_import(int argc, char** argv) {
   add_input_options(app, input);
   if (auto code = parse_args(app, argc, argv)) return *code;
 
-  const importer::InputFormat format = importer::file_format(file);
+  // Opened once: mapped, its first bytes say what it is.
+  const InputFile in = InputFile::open(file);
+  const MappedFile bytes = MappedFile::map(in, file);
+  const importer::InputFormat format = importer::sniff_format(bytes.bytes());
   if (format != importer::InputFormat::PerfData) {
-    MappedFile::open(file);  // names a missing or unreadable file
     throw Error(file + " is not a perf.data file (it is " +
                 (format == importer::InputFormat::Unknown
                      ? std::string("of no format kprof reads")
                      : std::string("a ") + importer::input_format_name(format)) +
                 "); kprof report, diff and export read it as it is");
   }
-  const MappedFile bytes = MappedFile::open(file);
   // Written under a temporary name and renamed, so a failed import leaves
   // no half profile where the user asked for one.
   const std::string tmp = out + ".importing";

@@ -1,6 +1,6 @@
 // The call-graph views of one -g profile (`kprof report --children`,
 // `--callers FUNC`, `--callees FUNC`): pure functions over its Stacks
-// (core/stacks.h), and their text and CSV writers.
+// (core/stacks.h), and their text writers (CSV: export/tables.h).
 //
 // Counting rules (every number is in samples; shares are percents):
 // - A function is an (image name, function, mode) triple; an image listed

@@ -6,7 +6,7 @@
 // Only histograms and run facts are read (never Records), so the cost is the
 // number of distinct functions, not samples; nothing here touches files.
 //
-// Semantics (see /work/shared/design.md, "The diff"):
+// Semantics (the README's "Reading a diff"):
 // - Side 0 is the base; every other side is compared against it (N-way).
 // - A side holds one or more runs of the same kernel. A side's share of a row
 //   is the mean of its runs' shares.

@@ -27,9 +27,9 @@ struct ProfileHistogram {
 // stored Histogram chunk (not for a -g file cut short or damaged before its
 // Stacks read: that one is rebuilt like any cut-short file).
 // Otherwise (a recording killed or cut short before its symbols were written)
-// re-reads `profile.path` decoding the Records chunks, names kernel samples
-// from the profile's own kallsyms snapshot and keeps user samples by image as
-// "[unknown]". Throws kprof::Error when the file cannot be re-read.
+// names the records the load counted again (`profile.counted`, no second
+// read of the file): kernel samples from the profile's own kallsyms
+// snapshot, user samples by image as "[unknown]".
 ProfileHistogram histogram_of(const Profile& profile);
 
 // "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
