@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/profile_reader.h"
 #include "core/file_layout.h"
+#include "core/profile_reader.h"
 
 int main(int argc, char** argv) {
   using namespace kprof;

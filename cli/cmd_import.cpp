@@ -13,9 +13,9 @@
 #include "cli/inputs.h"
 #include "cli/parse.h"
 #include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile.h"
 #include "core/mapped_file.h"
+#include "core/profile.h"
+#include "core/profile_writer.h"
 #include "importer/import.h"
 
 namespace kprof::cli {

@@ -45,7 +45,7 @@ struct ResolvedEvent {
   std::string name;   // "cycles", "cpu-clock", "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS"
   uint32_t type = 0;  // perf_event_attr.type
   uint64_t config = 0, config1 = 0, config2 = 0;
-  std::optional<uint64_t> period;  // from NAME:PERIOD
+  std::optional<uint64_t> period;                     // from NAME:PERIOD
   bool exclude_kernel = false, exclude_user = false;  // from NAME:u / NAME:k
   // A software event cannot fall back; anything else may be missing here.
   bool is_software() const;

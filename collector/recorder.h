@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "core/profile_writer.h"
 #include "core/model.h"
+#include "core/profile_writer.h"
 
 namespace kprof::collector {
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile_reader.h"
 #include "core/file_layout.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 #include "core/records_chunk.h"
 
 namespace kprof {

@@ -65,8 +65,8 @@ ProfileWriter::ProfileWriter(Fd fd, std::string path, uint64_t offset)
 
 ProfileWriter ProfileWriter::create(const std::string& path) {
   // O_NONBLOCK keeps a FIFO at `path` from blocking the open; it is refused below.
-  Fd owned(::open(path.c_str(),
-                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  Fd owned(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                  0600));
   if (!owned) throw Error(open_error(path, errno));
   const int fd = owned.get();
   ProfileWriter w(std::move(owned), path, 0);
@@ -122,8 +122,7 @@ void ProfileWriter::write_stored(const StoredChunk& c) {
 void ProfileWriter::write_raw(uint16_t type, uint16_t flags, uint32_t raw_len,
                               std::span<const uint8_t> stored) {
   const char* name = chunk_type_name(type);
-  if (!fd_)
-    throw Error("internal: writing chunk '" + std::string(name) + "' to a closed profile");
+  if (!fd_) throw Error("internal: writing chunk '" + std::string(name) + "' to a closed profile");
   if (stored.size() > kMaxChunkBytes || raw_len > kMaxChunkBytes ||
       (!(flags & kChunkZstd) && raw_len != stored.size())) {
     throw Error("internal: chunk '" + std::string(name) + "' of " + std::to_string(raw_len) +

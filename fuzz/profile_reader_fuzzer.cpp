@@ -12,10 +12,10 @@
 #include "core/aggregate.h"
 #include "core/bytes.h"
 #include "core/error.h"
-#include "core/profile.h"
 #include "core/file_layout.h"
-#include "perfabi/spool.h"
+#include "core/profile.h"
 #include "perfabi/load.h"
+#include "perfabi/spool.h"
 
 namespace {
 
@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The last byte picks the checksum repair (bit 0) and -g stack counting (bit 1).
   kprof::AddressAggregator sink(/*stacks=*/size > 0 && (data[size - 1] & 2));
   try {
-    kprof::Profile p = kprof::perfabi::load_profile_bytes(std::move(bytes), "fuzz.kprof",
-                                                         {.records = &sink});
+    kprof::Profile p =
+        kprof::perfabi::load_profile_bytes(std::move(bytes), "fuzz.kprof", {.records = &sink});
     // What report does next with a loaded profile.
     const auto ks = kprof::KernelSymbols::parse(p.kallsyms, p.modules);
     kprof::NullUserResolver null;

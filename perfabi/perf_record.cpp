@@ -70,8 +70,8 @@ std::string padded_string(std::span<const uint8_t> bytes, const char* what) {
 void skip_read_values(ByteReader& r, uint64_t read_format) {
   const size_t extra = ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
                        ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
-  const size_t per_value = 1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) +
-                           ((read_format & PERF_FORMAT_LOST) ? 1 : 0);
+  const size_t per_value =
+      1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) + ((read_format & PERF_FORMAT_LOST) ? 1 : 0);
   if (read_format & PERF_FORMAT_GROUP) {
     const uint64_t nr = r.u64();
     if (nr > r.left() / 8 / per_value) r.fail("read group of " + std::to_string(nr) + " values");
@@ -261,8 +261,8 @@ std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const Samp
     if (st & PERF_SAMPLE_IDENTIFIER) return u64_at(0);
     if (!(st & PERF_SAMPLE_ID)) return std::nullopt;
     // IP, TID, TIME and ADDR come before ID, 8 bytes each.
-    const uint64_t before = st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                  PERF_SAMPLE_ADDR);
+    const uint64_t before =
+        st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
     return u64_at(8 * static_cast<size_t>(__builtin_popcountll(before)));
   }
   // perf's own records (types 64 and up, in perf.data files) carry no trailer.
@@ -272,7 +272,8 @@ std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const Samp
   if (st & PERF_SAMPLE_IDENTIFIER) return n >= 8 ? u64_at(n - 8) : std::nullopt;
   if (!(st & PERF_SAMPLE_ID)) return std::nullopt;
   const size_t after = 8 * static_cast<size_t>(__builtin_popcountll(
-                               st & (PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID))) + 8;
+                               st & (PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID))) +
+                       8;
   return n >= after ? u64_at(n - after) : std::nullopt;
 }
 

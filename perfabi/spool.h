@@ -20,8 +20,8 @@
 #include <span>
 #include <vector>
 
-#include "core/profile.h"
 #include "core/model.h"
+#include "core/profile.h"
 #include "perfabi/perf_record.h"
 
 namespace kprof::perfabi {
@@ -53,6 +53,5 @@ class Spool {
 // do not fit is skipped (counted in *damaged when given); a block or record
 // length that does not fit the payload throws kprof::Error.
 void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr);
-
 
 }  // namespace kprof::perfabi

@@ -5,8 +5,8 @@
 
 #include <ostream>
 
-#include "core/profile_reader.h"
 #include "core/profile.h"
+#include "core/profile_reader.h"
 #include "report/summary.h"
 
 namespace kprof {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/profile.h"
 #include "core/model.h"
+#include "core/profile.h"
 #include "report/summary.h"
 
 namespace kprof {

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "core/profile_reader.h"
-#include "core/profile.h"
 #include "core/model.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
 
 namespace kprof {
 

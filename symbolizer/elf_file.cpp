@@ -73,7 +73,6 @@ ElfFile ElfFile::from_memory(std::span<const uint8_t> bytes, std::string* error)
   return f;
 }
 
-
 // NT_GNU_BUILD_ID from any SHT_NOTE section; gelf_getnote bounds-checks each
 // note against the section data.
 static std::string read_build_id(Elf* elf) {

@@ -1,5 +1,5 @@
-#include "core/chunk_codecs.h"
 #include "symbolizer/profile_symbols.h"
+#include "core/chunk_codecs.h"
 
 #include <map>
 #include <set>

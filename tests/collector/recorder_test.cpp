@@ -14,8 +14,8 @@
 #include "collector/workload.h"
 #include "core/aggregate.h"
 #include "core/error.h"
-#include "core/profile_writer.h"
 #include "core/profile.h"
+#include "core/profile_writer.h"
 #include "perfabi/load.h"
 #include "tests/support/sampling.h"
 

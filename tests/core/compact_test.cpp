@@ -7,16 +7,16 @@
 
 #include <filesystem>
 
-#include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile_reader.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
 #include "core/chunk_codecs.h"
+#include "core/error.h"
+#include "core/file_layout.h"
 #include "core/input.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 #include "core/records_chunk.h"
-#include "tests/core/test_util.h"
 #include "perfabi/load.h"
+#include "tests/core/test_util.h"
 #include "tests/support/histogram_rows.h"
 
 namespace kprof {

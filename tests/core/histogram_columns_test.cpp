@@ -3,13 +3,13 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
 #include "core/chunk_codecs.h"
-#include "tests/core/test_util.h"
+#include "core/error.h"
+#include "core/file_layout.h"
+#include "core/profile.h"
+#include "core/profile_writer.h"
 #include "perfabi/load.h"
+#include "tests/core/test_util.h"
 #include "tests/support/histogram_rows.h"
 
 namespace kprof {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/profile.h"
 #include "core/file_layout.h"
+#include "core/profile.h"
 #include "perfabi/load.h"
 
 namespace kprof {
@@ -346,7 +346,7 @@ TEST(Records, RowLayoutOfShippedProfilesStillDecodes) {
   for (const char* name : {"generic.kprof", "rt.kprof"}) {
     Recorder r;
     const Profile p = perfabi::load_profile(std::string(KPROF_SOURCE_DIR) + "/samples/" + name,
-                                   LoadOptions{.records = &r});
+                                            LoadOptions{.records = &r});
     ASSERT_TRUE(p.histogram) << name;
     EXPECT_GT(r.samples.size(), 1000u) << name;
     EXPECT_EQ(r.samples.size(), p.histogram->total_samples()) << name;

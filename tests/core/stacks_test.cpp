@@ -7,14 +7,14 @@
 #include <string>
 
 #include "core/aggregate.h"
-#include "core/error.h"
-#include "core/profile_writer.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
 #include "core/chunk_codecs.h"
+#include "core/error.h"
+#include "core/file_layout.h"
+#include "core/profile.h"
+#include "core/profile_writer.h"
 #include "core/stacks.h"
-#include "tests/core/test_util.h"
 #include "perfabi/load.h"
+#include "tests/core/test_util.h"
 #include "tests/support/histogram_rows.h"
 
 namespace kprof {

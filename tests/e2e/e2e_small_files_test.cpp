@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "collector/kallsyms_cache.h"
-#include "core/profile_writer.h"
-#include "core/profile_reader.h"
-#include "core/profile.h"
-#include "core/file_layout.h"
 #include "core/chunk_codecs.h"
+#include "core/file_layout.h"
+#include "core/profile.h"
+#include "core/profile_reader.h"
+#include "core/profile_writer.h"
 #include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/support/sampling.h"
@@ -123,7 +123,8 @@ TEST_F(SmallFilesE2E, CompleteRecordingIsSmallAndSelfContained) {
   RunResult there = kprof({"report", file, "--csv", "-"}, elsewhere_);
   ASSERT_EQ(there.exit_code, 0) << there.describe();
   EXPECT_EQ(here.out, there.out);
-  if (perfabi::load_profile(file).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
+  if (perfabi::load_profile(file).run.event.exclude_kernel)
+    GTEST_SKIP() << "kernel samples excluded";
   const auto [all, named] = kernel_samples(there.out);
   ASSERT_GT(all, 100u) << there.out;
   EXPECT_GE(named * 10, all * 9) << there.out;
@@ -160,7 +161,8 @@ TEST_F(SmallFilesE2E, CallGraphFramesAreInTheSubset) {
 TEST_F(SmallFilesE2E, KilledRecordingIsNamedFromThisBootsCache) {
   const std::string file = dir_.file("k.kprof");
   record_killed(file);
-  if (perfabi::load_profile(file).run.event.exclude_kernel) GTEST_SKIP() << "kernel samples excluded";
+  if (perfabi::load_profile(file).run.event.exclude_kernel)
+    GTEST_SKIP() << "kernel samples excluded";
 
   RunResult r = kprof({"report", file, "--csv", "-"}, xdg_);
   ASSERT_EQ(r.exit_code, 0) << r.describe();

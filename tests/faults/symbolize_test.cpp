@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "core/profile.h"
 #include "core/file_layout.h"
+#include "core/profile.h"
 #include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/faults/fault_helpers.h"

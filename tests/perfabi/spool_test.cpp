@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "core/chunk_codecs.h"
+#include "core/error.h"
 #include "core/file_layout.h"
 #include "core/profile_writer.h"
-#include "core/error.h"
 #include "perfabi/load.h"
 #include "tests/core/test_util.h"
 #include "tests/perfabi/perf_record_builder.h"

@@ -10,12 +10,12 @@
 #include "core/error.h"
 #include "core/records_chunk.h"
 #include "export/tables.h"
+#include "perfabi/load.h"
 #include "report/info.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
-#include "perfabi/load.h"
 
 namespace kprof {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/profile.h"
+#include "perfabi/load.h"
 #include "report/diff.h"
 #include "report/summary.h"
-#include "perfabi/load.h"
 #include "tests/diff/load_run.h"
 
 namespace kprof {

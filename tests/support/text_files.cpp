@@ -34,8 +34,7 @@ std::string golden_mismatch(const std::string& golden_dir, const std::string& ac
   const std::string actual_path = actual_dir + "/" + name + ".actual";
   write_text(actual_path, actual);
   std::string out = "golden " + name + (exists ? " differs" : " is missing") +
-                    "; actual output in " + actual_path +
-                    " (KPROF_UPDATE_GOLDEN=1 accepts it)\n";
+                    "; actual output in " + actual_path + " (KPROF_UPDATE_GOLDEN=1 accepts it)\n";
   const std::string cmd = "diff -u '" + golden + "' '" + actual_path + "' 2>&1";
   if (FILE* p = ::popen(cmd.c_str(), "r")) {
     char buf[4096];

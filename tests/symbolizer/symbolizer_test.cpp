@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "core/chunk_codecs.h"
+#include "perfabi/load.h"
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
 #include "symbolizer/profile_symbols.h"
-#include "perfabi/load.h"
 
 namespace fs = std::filesystem;
 
