@@ -32,10 +32,7 @@ find_programs
 MAX_RATE=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 0)
 ((MAX_RATE == 0 || FREQ <= MAX_RATE)) ||
   die "FREQ=$FREQ is above kernel.perf_event_max_sample_rate ($MAX_RATE): lower FREQ"
-STAMP=$(date +%Y%m%d-%H%M%S)
-W=$OUT/diff_speed-$STAMP
-mkdir -p "$W"
-RESULT=$OUT/diff_speed-$STAMP.txt
+results_dir diff_speed
 
 SECONDS_RUN=$(awk -v s="$SAMPLES" -v f="$FREQ" -v c="$CPUS" 'BEGIN { printf "%.1f", s / (f * c) }')
 

@@ -11,6 +11,13 @@ OUT=${OUT:-$BENCH_DIR/out}
 FREQ=${FREQ:-999}
 mkdir -p "$OUT"
 
+# results_dir NAME: W=$OUT/NAME-<time> (made) for raw files, RESULT=$W.txt.
+results_dir() {
+  W=$OUT/$1-$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$W"
+  RESULT=$W.txt
+}
+
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
 find_kprof() {

@@ -34,10 +34,7 @@ PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 find_kprof
 need perf cmake make
-STAMP=$(date +%Y%m%d-%H%M%S)
-W=$OUT/overhead-$STAMP
-mkdir -p "$W"
-RESULT=$OUT/overhead-$STAMP.txt
+results_dir overhead
 ROWS=()   # table rows
 
 PGDIR=""

@@ -22,10 +22,7 @@ RUNS=${RUNS:-3}
 find_kprof
 need perf
 find_programs
-STAMP=$(date +%Y%m%d-%H%M%S)
-W=$OUT/report_speed-$STAMP
-mkdir -p "$W"
-RESULT=$OUT/report_speed-$STAMP.txt
+results_dir report_speed
 
 # JOBS processes for SECONDS, cycling through user-only, kernel-heavy and
 # shared-library work so the profile has both kernel and user addresses.

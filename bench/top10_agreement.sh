@@ -14,10 +14,7 @@ TOP=${TOP:-10}
 GTEST_TARGET=${GTEST_TARGET:-gtest}
 find_kprof
 need perf python3
-STAMP=$(date +%Y%m%d-%H%M%S)
-W=$OUT/top10-$STAMP
-mkdir -p "$W"
-RESULT=$OUT/top10-$STAMP.txt
+results_dir top10
 
 PREP=()
 if [[ ${1:-} == -- ]]; then

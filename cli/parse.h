@@ -44,7 +44,8 @@ bool use_color(const std::string& when);
 // says so in words ("must be between 1 and 100000 (NAME)", "must be 0 or
 // more"), not CLI11's range of 300 digits. `max_name` says where max comes
 // from; max < 0: no upper bound.
-inline CLI::Validator whole_number(long long min, long long max = -1, std::string max_name = "") {
+inline CLI::Validator whole_number(long long min, long long max = -1,
+                                   const std::string& max_name = "") {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         long long v = 0;

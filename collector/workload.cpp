@@ -47,6 +47,7 @@ Workload Workload::start(const std::vector<std::string>& argv, const sigset_t& c
   Fd go_r(go[0]), go_w(go[1]), err_r(err[0]), err_w(err[1]);
   // Built before fork: the child must not allocate.
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   pid_t pid = ::fork();

@@ -180,8 +180,6 @@ Summary decode_summary(std::span<const uint8_t> data) {
   return s;
 }
 
-namespace {
-
 void encode_images(FieldWriter& f, const std::vector<Image>& images) {
   ByteWriter& w = f.field();
   w.varint(images.size());
@@ -192,6 +190,8 @@ void encode_images(FieldWriter& f, const std::vector<Image>& images) {
     FieldWriter::write_blob(w, e.take());
   }
 }
+
+namespace {
 
 void decode_images(FieldReader& f, std::vector<Image>& images, std::string_view context) {
   images.resize(f.r.count(2));

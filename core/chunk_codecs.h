@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "core/bytes.h"
 #include "core/model.h"
 #include "core/stacks.h"
 
@@ -36,6 +37,10 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram&);
 Histogram decode_histogram_columns(std::span<const uint8_t>);
 Histogram decode_histogram(std::span<const uint8_t>);
 std::vector<uint8_t> encode_stacks(const Stacks&);
+// The images field Histogram, HistogramColumns and Stacks share: a count,
+// then a struct per image (name, build id). For writers of the row layout
+// older kprof versions wrote (tests/support/histogram_rows.h).
+void encode_images(FieldWriter& f, const std::vector<Image>& images);
 Stacks decode_stacks(std::span<const uint8_t>);
 
 }  // namespace kprof

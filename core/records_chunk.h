@@ -92,7 +92,7 @@ struct CpuState {
   }
 };
 struct CpuHash {
-  size_t operator()(uint32_t cpu) const { return cpu * 0x9e3779b1u; }
+  size_t operator()(uint32_t cpu) const { return size_t{cpu} * 0x9e3779b1u; }
 };
 }  // namespace record_columns
 

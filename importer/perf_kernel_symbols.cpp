@@ -117,7 +117,8 @@ std::string relocate_kallsyms(std::string_view kallsyms, uint64_t delta) {
     kallsyms::Line l;
     if (kallsyms::parse_line(line, &l) && l.addr != 0) {
       // "%px %c %s", then "\t[%s]" for a module: as /proc/kallsyms prints it.
-      std::snprintf(addr, sizeof addr, "%016llx", static_cast<unsigned long long>(l.addr + delta));
+      const uint64_t moved = l.addr + delta;
+      std::snprintf(addr, sizeof addr, "%016llx", static_cast<unsigned long long>(moved));
       out += addr;
       out += ' ';
       out += l.type;

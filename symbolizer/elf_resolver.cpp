@@ -4,6 +4,8 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -225,9 +227,14 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
   uint64_t len = 0;
   std::ifstream maps("/proc/self/maps");
   for (std::string line; base != 0 && std::getline(maps, line);) {
-    unsigned long long start = 0, end = 0;
-    if (ends_with(line, "[vdso]") && std::sscanf(line.c_str(), "%llx-%llx", &start, &end) == 2 &&
-        start == base && end > start) {
+    if (!ends_with(line, "[vdso]")) continue;
+    uint64_t start = 0, end = 0;
+    const char* first = line.data();
+    const char* last = first + line.size();
+    const auto a = std::from_chars(first, last, start, 16);
+    if (a.ec != std::errc() || a.ptr == last || *a.ptr != '-') continue;
+    const auto b = std::from_chars(a.ptr + 1, last, end, 16);
+    if (b.ec == std::errc() && start == base && end > start) {
       len = end - start;
     }
   }
@@ -237,7 +244,11 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
   }
   std::string error;
   ElfFile file = ElfFile::from_memory(
-      {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(base)), len}, &error);
+      // The kernel maps the vDSO at `base` in this process (AT_SYSINFO_EHDR).
+      {reinterpret_cast<const uint8_t*>(
+           static_cast<uintptr_t>(base)),  // NOLINT(performance-no-int-to-ptr)
+       len},
+      &error);
   if (!file) {
     warn("[vdso]", "[vdso]: " + error);
     return img;

@@ -196,7 +196,9 @@ TEST(AutoRingPages, FitHalfASecondOfSamplesWithinTheCaps) {
         EXPECT_EQ(pages & (pages - 1), 0u);  // a power of two
         EXPECT_GE(pages, 128u);
         EXPECT_LE(pages * kPage, 64u << 20);
-        if (pages > 128) EXPECT_LE(pages * kPage * cpus, 512ull << 20);
+        if (pages > 128) {
+          EXPECT_LE(pages * kPage * cpus, 512ull << 20);
+        }
         const uint64_t burst = freq * kRingBurstMs / 1000 * (g ? 304 : 48);
         // Big enough for the burst unless a cap stopped it.
         if (pages * kPage < burst) {

@@ -43,7 +43,9 @@ void expect_intervals_agree(const DiffResult& r, const std::string& what,
   }
   if (!need_changes) return;
   EXPECT_GT(changed, 0u) << what << ": the check needs changed rows";
-  if (r.has_work) EXPECT_GT(work_changed, 0u) << what;
+  if (r.has_work) {
+    EXPECT_GT(work_changed, 0u) << what;
+  }
 }
 
 TEST(DiffFcr, SeedIntervalsAgreeWithVerdicts) {

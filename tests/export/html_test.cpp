@@ -205,7 +205,7 @@ TEST(HtmlCli, WritesPagesAndAnUnwritablePathIsOneLine) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(island(r.out)["kind"], "report") << "'-' writes the page alone on stdout";
 
-  for (const std::string cmd : {"diff " + q + " " + q, "report " + q}) {
+  for (const std::string& cmd : {"diff " + q + " " + q, "report " + q}) {
     r = test::run_cli(KPROF_BINARY, cmd + " --html " + test::shell_quote(dir + "/no/such/x.html"),
                       dir);
     EXPECT_EQ(r.status, 1) << cmd;

@@ -102,8 +102,12 @@ TEST(IrqSkid, ShippedSyscallProfilesShowIt) {
   for (const std::string& w : r.warnings) warned |= w.rfind("irq-skid: ", 0) == 0;
   EXPECT_TRUE(warned);
   for (const DiffRow& row : r.rows) {
-    if (row.name == "_raw_spin_unlock_irqrestore") EXPECT_TRUE(row.irq_skid);
-    if (row.name == "crunch" || row.name == "kmem_cache_alloc") EXPECT_FALSE(row.irq_skid);
+    if (row.name == "_raw_spin_unlock_irqrestore") {
+      EXPECT_TRUE(row.irq_skid);
+    }
+    if (row.name == "crunch" || row.name == "kmem_cache_alloc") {
+      EXPECT_FALSE(row.irq_skid);
+    }
   }
 }
 

@@ -1,19 +1,13 @@
 #include "tests/support/histogram_rows.h"
 
 #include "core/bytes.h"
+#include "core/chunk_codecs.h"
 
 namespace kprof {
 
 std::vector<uint8_t> encode_histogram_rows(const Histogram& h) {
   FieldWriter f;
-  ByteWriter& images = f.field();
-  images.varint(h.images.size());
-  for (const auto& im : h.images) {
-    FieldWriter e;
-    e.str(im.name);
-    e.str(im.build_id);
-    FieldWriter::write_blob(images, e.take());
-  }
+  encode_images(f, h.images);
   ByteWriter& rows = f.field();
   rows.varint(h.rows.size());
   for (const auto& row : h.rows) {
