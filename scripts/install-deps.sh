@@ -7,7 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libpfm4-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev libboost-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev googletest python3
-  clang-14 libclang-rt-14-dev linux-perf file
+  clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14 linux-perf file  # clang-*: fuzzing, scripts/lint.sh
   golang-go  # go tool pprof: reads kprof export's pprof files in tests/export
   chromium python3-websocket python3-pil  # tests/browser: the HTML pages in a real browser
 )

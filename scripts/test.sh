@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds kprof and runs its test suite through ctest.
 #   scripts/test.sh            everything CI runs (.ci/run): --asan, then
-#                              --fuzz, then --release, whose ctest summary
-#                              ends the output (~15 min on 2 cores)
+#                              --lint, --fuzz, then --release, whose ctest
+#                              summary ends the output (~30 min on 2 cores)
 #   scripts/test.sh --release  release build in build/, the whole suite
 #   scripts/test.sh --asan     ASan+UBSan build in build-asan/, the suite less
 #                              the shell sample workloads and "long" tests
 #                              (same as KPROF_SANITIZE=1 scripts/test.sh)
+#   scripts/test.sh --lint     clang-format, clang-tidy over every library and
+#                              the file-length bound (scripts/lint.sh), on the
+#                              ASan build's compile commands
 #   scripts/test.sh --fuzz [SECONDS]
 #                              every libFuzzer target for SECONDS (default 20)
 #                              each, clang-14 build in build-fuzz/ (fuzz/run.sh)
@@ -22,6 +25,7 @@ case "${1:-}" in
   "") [[ "${KPROF_SANITIZE:-0}" == 1 ]] && mode=asan ;;
   --release) mode=release ;;
   --asan) mode=asan ;;
+  --lint) mode=lint ;;
   --fuzz) mode=fuzz; fuzz_seconds="${2:-20}" ;;
   --all) mode=all ;;
   -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -71,6 +75,11 @@ run_asan() {
       run_ctest build-asan -LE long -E '^samples_'
 }
 
+run_lint() {
+  cmake -S . -B build-asan -G Ninja -DKPROF_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null &&
+    scripts/lint.sh build-asan
+}
+
 run_fuzz() {
   BUILD="$PWD/build-fuzz" JOBS="$jobs" fuzz/run.sh "$fuzz_seconds"
 }
@@ -79,9 +88,10 @@ case "$mode" in
   release) run_release ;;
   asan) run_asan ;;
   fuzz) run_fuzz ;;
+  lint) run_lint ;;
   all)
     failed=()
-    for part in asan fuzz; do
+    for part in asan lint fuzz; do
       echo "==== scripts/test.sh: $part"
       start=$SECONDS
       "run_$part" || failed+=("$part")
