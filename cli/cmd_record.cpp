@@ -45,7 +45,7 @@ void add_options(CLI::App& app, Args& a) {
                  "cpu-clock where there is no hardware PMU)");
   app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")->check(whole_number(1));
   // Above the kernel's maximum a rate is lowered to it, with a notice
-  // (recorder.cpp); below 1 it is an error that names the range.
+  // (collector/recorder.cpp); below 1 it is an error that names the range.
   const int max_rate = collector::perf_event_max_sample_rate();
   app.add_option("-F,--freq", a.rec.freq, "samples per second per CPU (default 499)")
       ->check(CLI::Validator(

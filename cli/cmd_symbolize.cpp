@@ -1,8 +1,8 @@
 // `kprof symbolize FILE`: names a profile's samples again on this machine and
-// appends the new Histogram (and End) to the file. Its main use: a recording
-// cut short (kill -9, full disk) has its Records chunks but no Histogram, so
-// its user functions were never named; this names them afterwards, from the
-// binaries still on disk.
+// appends the new Histogram, or a -g profile's Stacks (and End), to the file.
+// Its main use: a recording cut short (kill -9, full disk) has its records
+// (PerfRecords chunks) but no Histogram, so its user functions were never
+// named; this names them afterwards, from the binaries still on disk.
 //
 // Finishing the file (kallsyms subset, naming with ELF files checked by
 // build-id and names kept from the recording for files that changed, skid

@@ -10,7 +10,7 @@ int cmd_report(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_events(int argc, char** argv);
 int cmd_diff(int argc, char** argv);
-int cmd_symbolize(int argc, char** argv);  // re-names a profile's samples here, appends a Histogram
+int cmd_symbolize(int argc, char** argv);  // names a profile's samples again (symbolizer/finish.h)
 int cmd_export(int argc, char** argv);     // folded stacks, pprof (export/export.h)
 int cmd_import(int argc, char** argv);     // perf.data -> .kprof (importer/import.h)
 

@@ -1,8 +1,8 @@
-// The kernel side of sampling: an owning fd type, the perf_event_open system
-// call and the mmap'ed ring buffer. Decoding what the ring holds is
-// perfabi/perf_record.h (read_ring, decode_perf_record): RingBuffer reads
-// data_head with acquire ordering, hands the bytes to read_ring and publishes
-// data_tail with release ordering.
+// The kernel side of sampling: the perf_event_open system call (its fd held
+// by core/fd.h's Fd) and the mmap'ed ring buffer. Decoding what the ring
+// holds is perfabi/perf_record.h (read_ring, decode_perf_record): RingBuffer
+// reads data_head with acquire ordering, hands the bytes to read_ring and
+// publishes data_tail with release ordering.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -21,7 +21,6 @@
 
 namespace kprof::collector {
 
-// Owns one file descriptor; closes it on destruction.
 // perf_event_open(2) with O_CLOEXEC. On failure returns an invalid Fd and
 // stores errno in *err (0 on success).
 Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err);

@@ -104,7 +104,7 @@ struct Recorder::Impl {
   bool kallsyms_in_cache = false;
   std::string modules;
   Synthesized synthesized;  // -a / -p: what already ran, from /proc
-  uint64_t damaged = 0;     // perf records that did not decode
+  uint64_t damaged = 0;     // ring reads that met a record of impossible size
   bool started = false;     // events enabled and workload exec'ed
   bool exec_failed = false;
   bool running_ = true;

@@ -66,8 +66,9 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
-  // The /proc/kallsyms and /proc/modules snapshots written to the profile,
-  // for symbolizing once run() returns.
+  // The /proc/kallsyms and /proc/modules snapshots the recording started with
+  // (kallsyms left in this boot's cache: kallsyms_in_file()), for
+  // symbolizing once run() returns.
   const std::string& kallsyms() const;
   const std::string& modules() const;
   // Whether kallsyms() came from this boot's cache rather than being read at
@@ -84,7 +85,9 @@ class Recorder {
   // samples need (core/kallsyms_subset.h) as a Kallsyms chunk when
   // recording ends.
   bool kallsyms_in_file() const;
-  // perf records that did not decode (counted and skipped); 0 normally.
+  // Ring reads that met a record header of impossible size (the rest of
+  // that read skipped); 0 normally. Records that do not decode are counted
+  // when the file is read back (perfabi::load_profile's `damaged`).
   uint64_t damaged_records() const;
   // Whether run() got as far as starting the recording (false when it threw
   // before: e.g. the workload could not exec; the file then holds no records).

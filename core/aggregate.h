@@ -6,10 +6,11 @@
 //    unique address in context: kernel ips, and user ips per mapping.
 //    Memory grows with distinct addresses, not with samples. With -g it also
 //    counts distinct call stacks per process (memory: distinct stacks).
-// 2. build_histogram() names each unique address once: kernel ips through
-//    KernelSymbols, user ips through a UserSymbolResolver (the symbolizer's
-//    ELF resolver while recording; NullUserResolver for a cut-short file read
-//    elsewhere, which keeps user samples by image as "[unknown]").
+// 2. symbolize_counts() (build_histogram(): its histogram alone) names each
+//    unique address once: kernel ips through KernelSymbols, user ips through
+//    a UserSymbolResolver (the symbolizer's ELF resolver while recording;
+//    NullUserResolver for a cut-short file read elsewhere, which keeps user
+//    samples by image as "[unknown]").
 #pragma once
 
 #include <array>

@@ -1,10 +1,10 @@
 // Little-endian byte encoding used by every chunk payload.
 //
 // ByteWriter appends to a growing buffer. ByteReader reads from a borrowed
-// span and is the only way the code base reads untrusted bytes: every read is
-// bounds-checked and throws kprof::Error("<context>: truncated ...") naming the
-// field, its offset and the bytes left. Varints are LEB128 (max 10 bytes);
-// zigzag maps signed deltas to small unsigned numbers.
+// span: every read is bounds-checked and throws kprof::Error("<context>:
+// truncated ...") naming the field, its offset and the bytes left. Varints
+// are LEB128 (max 10 bytes); zigzag maps signed deltas to small unsigned
+// numbers.
 #pragma once
 
 #include <bit>

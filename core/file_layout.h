@@ -62,10 +62,11 @@ enum class ChunkType : uint16_t {
 };
 const char* chunk_type_name(uint16_t type);
 
-// zstd levels. kZstdFast while recording (kallsyms, synthesized records):
-// about as small as level 3 on those, at a third of the CPU. kZstdCompact
-// for the Records chunks compact_records writes once the events are off.
-// kZstdSmall for the histogram, written once and read by every report.
+// zstd levels. kZstdFast while recording (the kallsyms snapshot, Meta,
+// Modules; records are written uncompressed): about as small as level 3 on
+// kallsyms, at a third of the CPU. kZstdCompact for the Records chunks
+// compact_records writes once the events are off. kZstdSmall for the
+// histogram, written once and read by every report.
 inline constexpr int kZstdFast = 1;
 inline constexpr int kZstdCompact = 3;
 inline constexpr int kZstdSmall = 9;

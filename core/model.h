@@ -1,7 +1,7 @@
 // The profile model: passive structs shared by collector, symbolizer and
 // report. No Linux or libdw dependency. Everything here round-trips through
-// the file format (format.h); fields added later must get defaults so older
-// files still load.
+// the file format (chunk_codecs.h); fields added later must get defaults so
+// older files still load.
 #pragma once
 
 #include <compare>

@@ -19,9 +19,9 @@ class ProfileWriter {
   // Creates `path` (O_EXCL on a temporary name is not used: the caller moves
   // an existing file aside first, see cli/cmd_record).
   static ProfileWriter create(const std::string& path);
-  // Opens a complete or cut-short file to append final chunks (used by the
-  // symbolizer after recording). Truncates anything after the last good chunk
-  // and any existing End chunk.
+  // Opens a complete or cut-short file to append final chunks (kprof
+  // symbolize). Truncates anything after the last good chunk and any
+  // existing End chunk.
   static ProfileWriter append(const std::string& path);
 
   // compress: zstd at `level` when it makes the chunk smaller.

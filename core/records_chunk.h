@@ -1,5 +1,6 @@
 // Encoding of the Records chunk: a stream of records in time order
-// (roughly: the collector merges per-CPU buffers by timestamp per drain).
+// (roughly: decode_spool merges a PerfRecords chunk's rings by time,
+// perfabi/spool.h; kprof import keeps perf's order).
 // Aim: a few bytes per sample once the writer has zstd-compressed the chunk.
 //
 // Column layout (what kprof writes now; a payload that starts with byte 0):

@@ -4,7 +4,7 @@
 // Stacks: its flat table is leaf_histogram(), the view of each stack's leaf
 // frame, so the two cannot disagree (every -g sample is in a stack).
 //
-// Interned, as stored in a Stacks chunk (format.h):
+// Interned, as stored in a Stacks chunk (chunk_codecs.h):
 // - images: the binaries frames lie in (as Histogram::images);
 // - frames: distinct (image, function, mode) triples;
 // - processes: distinct (pid, name) pairs the stacks belong to;

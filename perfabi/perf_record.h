@@ -1,7 +1,8 @@
 // The perf ABI, decoded: perf_event records (linux/perf_event.h) as kprof
-// records (core/model.h). Pure functions over bytes, shared by the collector
-// (records read from its ring buffers) and the perf.data importer (records
-// read from a file); no system calls, no libpfm4.
+// records (core/model.h). Pure functions over bytes, shared by kprof record
+// (read_ring over its ring buffers; its records decoded from the spool once
+// recording ends, spool.h) and the perf.data importer (records read from a
+// file); no system calls, no libpfm4.
 //
 // Ring buffer protocol: the kernel writes records into a power-of-two data
 // area and publishes data_head; a reader reads up to data_head, then

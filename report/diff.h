@@ -151,8 +151,8 @@ struct DiffResult {
   std::vector<SideSummary> summary;
   std::string speedup_source;      // "score 'tps'", "wall time", or "" (none)
   std::vector<NoiseMethod> noise;  // per side ([0] unused)
-  // Per side ([0] unused): the intervals are at level 1 - alpha_used, the
-  // false coverage-rate level (report/diff_rows.h), for shares and per work.
+  // Per side ([0] unused): the intervals are at level 1 - this, the false
+  // coverage-rate level (report/diff_rows.h), for shares and per work.
   std::vector<double> interval_alpha, work_interval_alpha;
   std::string share_title;    // "Cycles%" / "Samples%"
   bool has_work = false;      // every run has a score: events per work shown
@@ -174,9 +174,6 @@ void write_diff_text(std::ostream& out, const DiffResult& result);
 // noise method, the interval level, and BH's rate over how many rows.
 std::string diff_noise_line(const DiffResult& result, size_t side);
 
-// Loads one profile for the diff. A cut-short profile is used with what it
-// recovered and adds a warning naming the file; a missing or foreign file
-// throws kprof::Error.
 // Which rows a run is diffed on: its flat histogram, its inclusive one
 // (--children), or the paths into one function (--callers FUNC), both from
 // its stacks (report/callgraph.h).

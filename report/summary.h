@@ -1,6 +1,6 @@
 // What report, info and diff say about a loaded profile: its histogram (also
 // for a file cut short) and one-line descriptions of the run. Reads the
-// profile file only; never the live system.
+// loaded Profile only; never the file again, nor the live system.
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // Building blocks of the ELF resolver, exposed for tests and the fuzzer:
-// RAII owners for an fd and a libelf handle, the facts kprof reads from one
-// ELF image (build-id, PT_LOAD segments, .gnu_debuglink, symbol tables), and
-// the pure file-offset -> virtual-address mapping.
+// the RAII owner of a libelf handle (fds are core/fd.h's), the facts kprof
+// reads from one ELF image (build-id, PT_LOAD segments, .gnu_debuglink,
+// symbol tables), and the pure file-offset -> virtual-address mapping.
 //
 // Nothing here throws for bad input: a file that cannot be opened or is not
 // ELF gives an empty ElfFile and a one-line reason; malformed sections are
@@ -23,7 +23,7 @@
 
 namespace kprof::symbolizer {
 
-// Owns a file descriptor; closes it once.
+// Ends a libelf handle (ElfPtr owns one).
 struct ElfEnd {
   void operator()(Elf* e) const { elf_end(e); }
 };

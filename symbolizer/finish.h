@@ -13,10 +13,10 @@
 //      whose peak address follows an interrupt enable are marked, from this
 //      boot's kernel text (kcore.h) when the addresses are this boot's, and
 //      as `previous` marked them (they were read while recording);
-//   5. the Stacks or Histogram chunk, then End;
-//   6. the Records chunks compressed (perfabi::compact_profile); a failure
-//      (disk full for the copy) keeps the complete, uncompressed profile,
-//      with one message saying so.
+//   5. the Stacks or HistogramColumns chunk, then End;
+//   6. the records compressed into Records chunks (perfabi::compact_profile,
+//      PerfRecords decoded on the way); a failure (disk full for the copy)
+//      keeps the complete, uncompressed profile, with one message saying so.
 // What the commands print is returned, not printed.
 #pragma once
 

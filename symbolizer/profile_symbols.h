@@ -37,7 +37,7 @@ ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbol
                                  const Histogram* previous = nullptr);
 
 // Writes the Stacks (a -g profile: its flat table is their leaves) or else
-// the Histogram, then End.
+// the Histogram (a HistogramColumns chunk), then End.
 void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols);
 
 }  // namespace kprof
