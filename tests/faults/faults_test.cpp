@@ -46,14 +46,27 @@ std::vector<std::string> record_argv(const std::string& out, const std::vector<s
   return argv;
 }
 
-// Waits until `path` holds at least one chunk of `type`; false after `timeout`.
-bool wait_for_chunk(const std::string& path, ChunkType type, std::chrono::milliseconds timeout) {
+// Waits until `path` holds at least one chunk of `type` while `kprof` writes
+// it; false after `timeout`, or as soon as kprof has exited.
+bool wait_for_chunk(const std::string& path, ChunkType type, std::chrono::milliseconds timeout,
+                    const Process& kprof) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (count_chunks(path, type) > 0) return true;
+    if (!is_running(kprof.pid())) return count_chunks(path, type) > 0;
     std::this_thread::sleep_for(50ms);
   }
   return false;
+}
+
+// Why no PerfRecords chunk came: kprof's own output (it is stopped first when
+// still running), so a failure says what kprof met rather than only a timeout.
+std::string no_records_chunk(Process& kprof) {
+  const bool exited = !is_running(kprof.pid());
+  if (!exited) kprof.signal(SIGKILL);
+  return std::string(exited ? "kprof exited before writing a Records chunk\n"
+                            : "no Records chunk after 30 s\n") +
+         kprof.wait(10).describe();
 }
 
 std::string pattern_bytes(size_t n) {
@@ -79,9 +92,9 @@ TEST_F(Faults, DiskFullMidRecordingKeepsSamplesAndThePreviousProfile) {
   const std::string previous = pattern_bytes(64 << 10);
   e2e::write_text(out, previous);
 
-  Process kprof = Process::start(record_argv(out, {program("kprof_prog_hotcold"), "30"}),
+  Process kprof = Process::start(record_argv(out, {program("kprof_prog_hotcold"), "60"}),
                                  logs_.path(), {.new_process_group = true});
-  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 10s)) << "no Records chunk after 10 s";
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 30s, kprof)) << no_records_chunk(kprof);
   const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
   ASSERT_FALSE(workload.empty());
   ASSERT_GT(fill_disk(mnt), 0u) << "the 3 MB tmpfs was already full";
@@ -131,9 +144,9 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
       std::min(100000L, std::stol(e2e::read_text("/proc/sys/kernel/perf_event_max_sample_rate"))));
   const std::string out = logs_.file("high.kprof");
   Process kprof = Process::start({kprof_binary(), "record", "-a", "-F", rate, "-o", out, "--",
-                                  program("kprof_prog_hotcold"), "30"},
+                                  program("kprof_prog_hotcold"), "60"},
                                  logs_.path(), {.new_process_group = true});
-  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 10s)) << "no Records chunk after 10 s";
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 30s, kprof)) << no_records_chunk(kprof);
   std::this_thread::sleep_for(1500ms);  // several chunks, one maybe half written
   const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
   kprof.signal(SIGKILL);
@@ -374,7 +387,7 @@ RunResult record_with_kptr_restrict(const std::string& value, const std::string&
   }
   Process kprof = Process::start(
       record_argv(out, {program("kprof_prog_syscalls"), "1.5"}, {"--no-kallsyms-cache"}), logs);
-  const bool snapshot_taken = wait_for_chunk(out, ChunkType::Kallsyms, 10s);
+  const bool snapshot_taken = wait_for_chunk(out, ChunkType::Kallsyms, 10s, kprof);
   guard.reset();
   RunResult r = kprof.wait(60);
   if (!snapshot_taken)
