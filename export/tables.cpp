@@ -68,6 +68,13 @@ void write_call_tree_csv(std::ostream& out, const CallTree& tree) {
   write_csv_node(out, tree.root, 0, "", tree.root.samples);
 }
 
+namespace {
+// Whether a row got a test on side s: its interval, p and q mean something.
+bool judged(const DiffCompare& d, NoiseMethod method) {
+  return method != NoiseMethod::None && !d.untested && d.sided != Sidedness::Neither;
+}
+}  // namespace
+
 void write_diff_csv(std::ostream& out, const DiffResult& r) {
   std::vector<std::string> head = {"image", "name", "raw_names", "irq_skid"};
   for (size_t s = 0; s < r.labels.size(); ++s) {
@@ -83,7 +90,7 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       for (const char* c :
            {" events_per_work_change_pct", " events_per_work_ci_lo_pct",
             " events_per_work_ci_hi_pct", " events_per_work_ci_level", " events_per_work_p",
-            " events_per_work_q", " events_per_work_verdict"}) {
+            " events_per_work_q", " events_per_work_verdict", " overweight_pct"}) {
         head.push_back(l + c);
       }
     }
@@ -101,9 +108,13 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       if (r.has_work) f.push_back(csv_opt(c.events_per_work));
       if (s == 0) continue;
       const DiffCompare& d = row.vs_base[s];
-      for (double v : {d.change.delta_pp, d.change.lo_pp, d.change.hi_pp, 1 - r.interval_alpha[s],
-                       d.change.p, d.q}) {
-        f.push_back(csv_num(v));
+      f.push_back(csv_num(d.change.delta_pp));
+      if (judged(d, r.noise[s])) {
+        for (double v : {d.change.lo_pp, d.change.hi_pp, 1 - r.interval_alpha[s], d.change.p, d.q}) {
+          f.push_back(csv_num(v));
+        }
+      } else {
+        f.insert(f.end(), 5, "");  // never tested: no interval, level, p or q
       }
       f.push_back(csv_opt(d.ratio));
       f.push_back(sidedness_mark(d.sided));
@@ -120,6 +131,7 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
           f.insert(f.end(), 5, "");
         }
         f.push_back(work_verdict_name(d, r.noise[s]));
+        f.push_back(csv_opt(d.overweight_pct));
       }
     }
     write_csv_row(out, f);
@@ -173,14 +185,16 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
       if (s > 0) {
         const DiffCompare& d = row.vs_base[s];
         cell["delta_pp"] = json_number(d.change.delta_pp);
-        cell["ci_lo_pp"] = json_number(d.change.lo_pp);
-        cell["ci_hi_pp"] = json_number(d.change.hi_pp);
-        cell["p"] = json_number(d.change.p);
-        cell["q"] = json_number(d.q);
+        const bool tested = judged(d, r.noise[s]);  // else: no interval, p or q
+        cell["ci_lo_pp"] = tested ? json_number(d.change.lo_pp) : json(nullptr);
+        cell["ci_hi_pp"] = tested ? json_number(d.change.hi_pp) : json(nullptr);
+        cell["p"] = tested ? json_number(d.change.p) : json(nullptr);
+        cell["q"] = tested ? json_number(d.q) : json(nullptr);
         cell["ratio"] = json_number(d.ratio);
         cell["sided"] = sidedness_mark(d.sided);
         cell["verdict"] = verdict_name(d, r.noise[s]);
         cell["events_per_work_change_pct"] = json_number(d.work_change_pct);
+        cell["overweight_pct"] = json_number(d.overweight_pct);
         if (d.work_tested) {
           cell["events_per_work_ci_lo_pct"] = json_number(d.work.lo_pp);
           cell["events_per_work_ci_hi_pct"] = json_number(d.work.hi_pp);

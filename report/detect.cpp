@@ -98,13 +98,17 @@ std::vector<DetectFloor> detectability(const DiffInput& in, const DiffResult& re
     f.base_label = result.labels[0];
     f.method = s < result.noise.size() ? result.noise[s] : NoiseMethod::None;
     f.alpha = result.options.alpha;
-    for (const DiffRow& row : result.rows) f.rows += row.vs_base[s].sided != Sidedness::Neither;
+    for (const DiffRow& row : result.rows) {
+      f.rows += row.vs_base[s].sided != Sidedness::Neither && !row.vs_base[s].untested;
+    }
     for (const DiffRun& run : in.sides[0].runs) f.base_samples += run.samples();
     for (const DiffRun& run : in.sides[s].runs) f.new_samples += run.samples();
     f.base_runs = in.sides[0].runs.size();
     f.new_runs = in.sides[s].runs.size();
     if (f.method != NoiseMethod::None) {
-      if (f.method == NoiseMethod::RunVariance) f.spread = fit_run_spread(in, result, s);
+      if (f.method == NoiseMethod::RunVariance) {
+        f.spread = s < result.spread.size() ? result.spread[s] : fit_run_spread(in, result, s);
+      }
       f.at = combined_floors(f, shares_pct,
                              {{f.base_samples, f.new_samples}, {f.base_runs, f.new_runs}});
       if (f.method == NoiseMethod::Sampling) {

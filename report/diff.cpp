@@ -432,6 +432,8 @@ DiffResult diff_profiles(const DiffInput& in) {
   out.noise.resize(in.sides.size(), NoiseMethod::Sampling);
   out.interval_alpha.resize(in.sides.size(), in.options.alpha);
   out.work_interval_alpha.resize(in.sides.size(), in.options.alpha);
+  out.screened.resize(in.sides.size());
+  out.spread.resize(in.sides.size());
   auto counted = [](const DiffSide& side) {
     return std::all_of(side.runs.begin(), side.runs.end(),
                        [](const DiffRun& run) { return run.run.sample_counts; });
@@ -446,6 +448,8 @@ DiffResult diff_profiles(const DiffInput& in) {
         out.rows, s, out.noise[s], totals, in.options.alpha, out.has_work);
     out.interval_alpha[s] = levels.share_alpha;
     out.work_interval_alpha[s] = levels.work_alpha;
+    out.screened[s] = levels.screened;
+    out.spread[s] = levels.spread;
   }
   mark_irq_skid(in.sides, out);
   auto max_pct = [](const DiffRow& r) {
@@ -464,6 +468,7 @@ DiffResult diff_profiles(const DiffInput& in) {
 
 const char* verdict_name(const DiffCompare& c, NoiseMethod method) {
   if (method == NoiseMethod::None) return "no verdict";
+  if (c.untested) return "untested";
   return c.within_noise ? "noise" : "changed";
 }
 

@@ -34,6 +34,7 @@
 #include "core/profile.h"
 #include "core/stacks.h"
 #include "stats/change.h"
+#include "stats/power.h"
 
 namespace kprof {
 
@@ -111,6 +112,10 @@ struct DiffCompare {  // one row, one non-base side against the base
   Change change;      // delta, interval, p
   double q = 1;       // BH-adjusted p across this comparison's rows
   bool within_noise = true;
+  // Samples on a side, but too few over both to ever reach significance in
+  // this comparison (stats/screen.h): left out of the false-discovery
+  // family, verdict "untested", no p, q or interval.
+  bool untested = false;
   std::optional<double> ratio;  // new / base; none when base is 0
   Sidedness sided = Sidedness::Both;
   std::optional<double> work_change_pct;  // events per work, new vs base, in %
@@ -121,9 +126,15 @@ struct DiffCompare {  // one row, one non-base side against the base
   Change work;
   double work_q = 1;
   bool work_within_noise = true;
+  // How much more (+) or less (-) the row's events per work grew than the
+  // whole's did, in %: 0 for a row that grew exactly as the workload did
+  // (it kept its share), so a uniform slowdown of the machine leaves every
+  // row near 0. With scores, when the base has events.
+  std::optional<double> overweight_pct;
 };
 
-// "changed", "noise", or "no verdict" (NoiseMethod::None).
+// "changed", "noise", "untested" (too few samples), or "no verdict"
+// (NoiseMethod::None).
 const char* verdict_name(const DiffCompare& c, NoiseMethod method);
 // The same for events per work; "" when the row was not tested for it.
 const char* work_verdict_name(const DiffCompare& c, NoiseMethod method);
@@ -154,6 +165,16 @@ struct DiffResult {
   // Per side ([0] unused): the intervals are at level 1 - this, the false
   // coverage-rate level (report/diff_rows.h), for shares and per work.
   std::vector<double> interval_alpha, work_interval_alpha;
+  // Per side ([0] unused): how many rows with samples were tested, and the
+  // fewest samples (over both sides) a tested row has (stats/screen.h).
+  struct Screened {
+    size_t rows_with_samples = 0, rows_tested = 0;
+    uint64_t min_total = 0;
+  };
+  std::vector<Screened> screened;
+  // Per side ([0] unused), RunVariance only: how one run's share spreads,
+  // fitted over the rows (stats/power.h), which the verdicts and the floor use.
+  std::vector<stats::RunSpread> spread;
   std::string share_title;    // "Cycles%" / "Samples%"
   bool has_work = false;      // every run has a score: events per work shown
   std::vector<DiffRow> rows;  // every row, by max |delta| then share

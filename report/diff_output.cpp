@@ -25,8 +25,16 @@ std::string opt_fixed(const std::optional<double>& v, int decimals) {
   return v ? format_fixed(*v, decimals) : "-";
 }
 
+// "95%", "99.9%"; never "100%": as many decimals as it takes to show how
+// far below 100% the level is (a level of 1 - 2.4e-5 is "99.9976%").
 std::string interval_level(double alpha) {
-  return printf_string("%.4g%%", 100 * (1 - alpha));
+  const double level = 100 * (1 - alpha);
+  std::string s = printf_string("%.4g", level);
+  if (level < 100 && (s == "100" || s.find('e') != std::string::npos)) {
+    const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(100 * alpha))), 1, 15);
+    s = format_fixed(level, decimals);
+  }
+  return s + "%";
 }
 
 // The level of side s's intervals (false coverage-rate adjusted).
@@ -129,10 +137,13 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
 }  // namespace
 
 std::string diff_noise_line(const DiffResult& r, size_t s) {
-  size_t tested = 0, changed = 0;
+  size_t tested = 0, changed = 0, untested = 0;
   for (const DiffRow& row : r.rows) {
-    tested += row.vs_base[s].sided != Sidedness::Neither;
-    changed += row.vs_base[s].sided != Sidedness::Neither && !row.vs_base[s].within_noise;
+    const DiffCompare& c = row.vs_base[s];
+    if (c.sided == Sidedness::Neither) continue;
+    untested += c.untested;
+    tested += !c.untested;
+    changed += !c.untested && !c.within_noise;
   }
   const std::string level = interval_level(side_alpha(r.interval_alpha, s, r.options.alpha));
   std::string line = "noise for " + r.labels[s] + ": ";
@@ -146,8 +157,21 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
            "e.g. perf report -n, or diff the recordings themselves)";
   }
   if (r.noise[s] == NoiseMethod::RunVariance) {
+    const stats::RunSpread* spread = s < r.spread.size() ? &r.spread[s] : nullptr;
     line += "run-to-run variance (" + std::to_string(r.summary[0].runs) + " vs " +
-            std::to_string(r.summary[s].runs) + " runs): Welch " + level + " interval on Δpp";
+            std::to_string(r.summary[s].runs) + " runs): ";
+    if (spread && spread->fitted()) {
+      line += "moderated t (each row's spread shrunk toward the fit over " +
+              std::to_string(spread->rows) + " rows, " +
+              (std::isinf(spread->prior.df)
+                   ? std::string("entirely")
+                   : "with " + printf_string("%.1f", spread->prior.df) + " prior df") +
+              "; one run's sampling spread " +
+              printf_string("%.2g", spread->binomial_a > 0 ? spread->a / spread->binomial_a : 1) +
+              "x binomial's) " + level + " interval on Δpp";
+    } else {
+      line += "Welch " + level + " interval on Δpp, held to the pooled counts";
+    }
   } else if (listing(0) || listing(s)) {
     line +=
         "sampling statistics from the listed counts (a listing has no runs to compare): " + level +
@@ -157,10 +181,18 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
         "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +
         " Newcombe interval on Δpp";
   }
-  return line + " (the false coverage-rate level for " + std::to_string(changed) + " changed of " +
-         std::to_string(tested) + " rows: an interval excludes 0 exactly when its row is " +
-         "changed); verdict after Benjamini–Hochberg at FDR " +
-         printf_string("%g%%", 100 * r.options.alpha);
+  line += " (the false coverage-rate level for " + std::to_string(changed) + " changed of " +
+          std::to_string(tested) + " rows tested: an interval excludes 0 exactly when its row is " +
+          "changed); verdict after Benjamini–Hochberg at FDR " +
+          printf_string("%g%%", 100 * r.options.alpha);
+  if (untested) {
+    const uint64_t min_total = s < r.screened.size() ? r.screened[s].min_total : 0;
+    line += "; " + std::to_string(untested) + " rows untested: " +
+            (min_total ? "under " + std::to_string(min_total) + " samples over both sides, "
+                       : std::string()) +
+            "too few to reach significance at any split";
+  }
+  return line;
 }
 
 namespace {
@@ -203,7 +235,7 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
       // The score interval is asymmetric near 0%: show both ends, not a "±".
       cells.push_back(std::isfinite(c.change.lo_pp) && std::isfinite(c.change.hi_pp)
                           ? "[" + signed_pp(c.change.lo_pp) + ", " + signed_pp(c.change.hi_pp) + "]"
-                          : "unknown");
+                          : c.untested ? "-" : "unknown");
       cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
                                                  : styled(sidedness_mark(c.sided), Style::OneSided,
                                                           o.color && !all_noise));
@@ -226,14 +258,19 @@ void write_work(std::ostream& out, const DiffResult& r) {
   for (size_t s = 1; s < r.labels.size(); ++s) {
     size_t tested = 0;
     for (const DiffRow& row : r.rows) tested += row.vs_base[s].work_tested;
-    out << "noise for " << r.labels[s] << ": "
-        << (r.noise[s] == NoiseMethod::RunVariance
-                ? "run-to-run variance of each run's events per work (Welch), held to the "
-                  "pooled sample counts"
-                : "sampling statistics of the sample counts against the work done")
-        << "; " << interval_level(side_alpha(r.work_interval_alpha, s, o.alpha))
-        << " false coverage-rate interval; Benjamini–Hochberg at FDR "
-        << printf_string("%g%%", 100 * o.alpha) << " over " << tested << " rows\n";
+    out << "noise for " << r.labels[s] << ": ";
+    if (r.noise[s] == NoiseMethod::RunVariance) {
+      out << "run-to-run variance of each run's events per work (Welch), held to the pooled "
+             "sample counts; "
+          << interval_level(side_alpha(r.work_interval_alpha, s, o.alpha))
+          << " false coverage-rate interval; Benjamini–Hochberg at FDR "
+          << printf_string("%g%%", 100 * o.alpha) << " over " << tested << " rows\n";
+    } else {
+      out << "NOT JUDGED (1 run on a side; run-to-run variation not measured): a change in "
+             "machine speed moves every row's cost per unit of work alike, and one run a side "
+             "cannot tell it from a regression; 'overweight' is how much more a row grew than "
+             "the whole did (0: it kept its share), and the share verdict above judges that\n";
+    }
   }
   struct Order {
     bool changed = false;
@@ -247,7 +284,9 @@ void write_work(std::ostream& out, const DiffResult& r) {
     const double base = row.cells[0].events_per_work.value_or(0);
     for (size_t s = 1; s < row.cells.size(); ++s) {
       const DiffCompare& c = row.vs_base[s];
-      e.changed |= c.work_tested && !c.work_within_noise && r.noise[s] != NoiseMethod::None;
+      e.changed |= r.noise[s] == NoiseMethod::RunVariance
+                       ? c.work_tested && !c.work_within_noise
+                       : r.noise[s] != NoiseMethod::None && !c.untested && !c.within_noise;
       e.change = std::max(e.change, std::fabs(row.cells[s].events_per_work.value_or(0) - base));
     }
     order.push_back(e);
@@ -261,8 +300,13 @@ void write_work(std::ostream& out, const DiffResult& r) {
   for (size_t s = 1; s < r.labels.size(); ++s) {
     cols.push_back({r.labels[s], Align::Right});
     cols.push_back({"change", Align::Right});
-    cols.push_back({"interval", Align::Right});
-    cols.push_back({"verdict"});
+    cols.push_back({"overweight", Align::Right});
+    if (r.noise[s] == NoiseMethod::RunVariance) {
+      cols.push_back({"interval", Align::Right});
+      cols.push_back({"verdict"});
+    } else {
+      cols.push_back({"share verdict"});
+    }
   }
   if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
   cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
@@ -279,10 +323,16 @@ void write_work(std::ostream& out, const DiffResult& r) {
       const DiffCompare& c = row->vs_base[s];
       cells.push_back(g(row->cells[s].events_per_work));
       cells.push_back(c.work_change_pct ? pct(*c.work_change_pct) : sidedness_mark(c.sided));
-      cells.push_back(c.work_tested ? "[" + pct(c.work.lo_pp) + ", " + pct(c.work.hi_pp) + "]"
-                                    : "");
-      cells.push_back(work_verdict_name(c, r.noise[s]));
-      all_noise &= !(c.work_tested && !c.work_within_noise);
+      cells.push_back(c.overweight_pct ? pct(*c.overweight_pct) : "");
+      if (r.noise[s] == NoiseMethod::RunVariance) {
+        cells.push_back(c.work_tested ? "[" + pct(c.work.lo_pp) + ", " + pct(c.work.hi_pp) + "]"
+                                      : "");
+        cells.push_back(c.untested ? "untested" : work_verdict_name(c, r.noise[s]));
+        all_noise &= !(c.work_tested && !c.work_within_noise);
+      } else {
+        cells.push_back(c.sided == Sidedness::Neither ? "" : verdict_name(c, r.noise[s]));
+        all_noise &= c.untested || c.within_noise;
+      }
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(*row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row->image : row->name);

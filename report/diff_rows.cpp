@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "report/table.h"
 #include "stats/change.h"
 #include "stats/fdr.h"
+#include "stats/power.h"
+#include "stats/screen.h"
 
 namespace kprof::diff_detail {
 namespace {
@@ -79,14 +82,55 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
   return c;
 }
 
+namespace {
+
+// A change's interval cut to what the quantity can do: a share lies in
+// [0, 100], so a change of one in [-100, +100] pp; a rate cannot fall by
+// more than all of it.
+void clip_share(Change& c) {
+  c.lo_pp = std::max(c.lo_pp, -100.0);
+  c.hi_pp = std::min(c.hi_pp, 100.0);
+}
+void clip_rate(Change& c) {
+  c.lo_pp = std::max(c.lo_pp, -100.0);
+}
+
+// The spread of one run's share over the rows present on both sides.
+stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
+                            const std::vector<std::vector<RunTotals>>& totals) {
+  std::vector<uint64_t> run_samples;
+  for (size_t side : {size_t{0}, s}) {
+    for (const RunTotals& t : totals[side]) run_samples.push_back(t.samples);
+  }
+  std::vector<stats::RunShares> shares;
+  for (const DiffRow& row : rows) {
+    if (row.vs_base[s].sided != Sidedness::Both) continue;
+    shares.push_back({row.cells[0].run_pct, row.cells[s].run_pct});
+  }
+  return stats::fit_run_spread(run_samples, shares);
+}
+
+}  // namespace
+
 SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
                         const std::vector<std::vector<RunTotals>>& totals, double alpha,
                         bool with_work) {
   uint64_t n0 = 0, n1 = 0;
-  for (const RunTotals& t : totals[0]) n0 += t.samples;
-  for (const RunTotals& t : totals[s]) n1 += t.samples;
-  std::vector<double> p, work_p;
-  std::vector<size_t> tested, work_tested;
+  double w0 = 0, w1 = 0, e0 = 0, e1 = 0;
+  for (const RunTotals& t : totals[0]) {
+    n0 += t.samples;
+    w0 += t.work;
+    e0 += static_cast<double>(t.period ? t.period : t.samples);
+  }
+  for (const RunTotals& t : totals[s]) {
+    n1 += t.samples;
+    w1 += t.work;
+    e1 += static_cast<double>(t.period ? t.period : t.samples);
+  }
+  // The whole's events per work, new against base (for overweight).
+  const double whole = w0 > 0 && w1 > 0 && e0 > 0 ? (e1 / w1) / (e0 / w0) : 0;
+  SideLevels levels;
+  std::vector<uint64_t> row_totals(rows.size(), 0);
   for (size_t i = 0; i < rows.size(); ++i) {
     DiffRow& row = rows[i];
     const DiffCell& a = row.cells[0];
@@ -96,28 +140,72 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
               : a.samples            ? Sidedness::OnlyBase
               : b.samples            ? Sidedness::OnlyNew
                                      : Sidedness::Neither;
-    c.change = share_change(a, b, n0, n1, method, alpha);
     if (a.pct > 0) c.ratio = b.pct / a.pct;
     if (a.events_per_work && b.events_per_work && *a.events_per_work > 0) {
       c.work_change_pct = 100.0 * (*b.events_per_work / *a.events_per_work - 1.0);
-      if (with_work && method != NoiseMethod::None) {
-        c.work_tested = true;
-        c.work = work_change(a, b, totals[0], totals[s], method, alpha);
-        work_p.push_back(c.work.p);
-        work_tested.push_back(i);
+      if (whole > 0) {
+        c.overweight_pct = 100.0 * ((*b.events_per_work / *a.events_per_work) / whole - 1.0);
       }
     }
+    if (c.sided != Sidedness::Neither) {
+      row_totals[i] = a.samples + b.samples;
+      ++levels.screened.rows_with_samples;
+    }
+  }
+  if (method == NoiseMethod::RunVariance) levels.spread = fit_spread(rows, s, totals);
+  const bool moderated = method == NoiseMethod::RunVariance && levels.spread.fitted();
+  auto change_at = [&](size_t i, double level) {
+    const DiffCell& a = rows[i].cells[0];
+    const DiffCell& b = rows[i].cells[s];
+    Change c;
+    if (moderated) {
+      const double p = (a.pct + b.pct) / 200;
+      c = stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * levels.spread.trend(p),
+                                  levels.spread.prior, level);
+    } else {
+      c = share_change(a, b, n0, n1, method, level);
+    }
+    clip_share(c);
+    return c;
+  };
+  // Rows that could never be found are not tested (listings of shares
+  // without counts get no verdict at all, so no screen either).
+  stats::Screen screen;
+  if (method != NoiseMethod::None) {
+    screen = stats::screen_rows(row_totals, {n0, n1}, alpha);
+    levels.screened.rows_tested = screen.rows_tested;
+    levels.screened.min_total = screen.min_total;
+  }
+  std::vector<double> p, work_p;
+  std::vector<size_t> tested, work_tested;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    DiffRow& row = rows[i];
+    DiffCompare& c = row.vs_base[s];
+    c.change = change_at(i, alpha);
     row.max_abs_delta = std::max(row.max_abs_delta, std::fabs(c.change.delta_pp));
     if (c.sided == Sidedness::Neither) continue;
+    if (method != NoiseMethod::None && !screen.tested[i]) {
+      c.untested = true;
+      c.change.p = 1;
+      c.change.lo_pp = -std::numeric_limits<double>::infinity();
+      c.change.hi_pp = std::numeric_limits<double>::infinity();
+      continue;
+    }
     p.push_back(c.change.p);
     tested.push_back(i);
+    if (c.work_change_pct && with_work && method == NoiseMethod::RunVariance) {
+      c.work_tested = true;
+      c.work = work_change(row.cells[0], row.cells[s], totals[0], totals[s], method, alpha);
+      clip_rate(c.work);
+      work_p.push_back(c.work.p);
+      work_tested.push_back(i);
+    }
   }
-  SideLevels levels;
   levels.share_alpha = judge(p, tested, alpha, [&](size_t i, double q, double level) {
     DiffCompare& c = rows[i].vs_base[s];
     c.q = q;
     c.within_noise = q > alpha;
-    const Change wide = share_change(rows[i].cells[0], rows[i].cells[s], n0, n1, method, level);
+    const Change wide = change_at(i, level);
     c.change.lo_pp = wide.lo_pp;
     c.change.hi_pp = wide.hi_pp;
   });
@@ -125,8 +213,9 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     DiffCompare& c = rows[i].vs_base[s];
     c.work_q = q;
     c.work_within_noise = q > alpha;
-    const Change wide =
+    Change wide =
         work_change(rows[i].cells[0], rows[i].cells[s], totals[0], totals[s], method, level);
+    clip_rate(wide);
     c.work.lo_pp = wide.lo_pp;
     c.work.hi_pp = wide.hi_pp;
   });

@@ -35,10 +35,21 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
                    bool with_work);
 
 // Judges side `s` of every row against side 0 (vs_base[s]), shares and, when
-// `with_work`, events per work. Returns the alphas of the intervals' levels.
+// `with_work`, events per work. Rows too small to reach significance are
+// screened out first (stats/screen.h). RunVariance: the rows' spread is
+// fitted (stats/power.h) and, with rows enough, each share is judged by the
+// moderated t (stats/moderation.h); else Welch held to the pooled counts.
+// Sampling: Newcombe on the pooled counts; events per work are not judged
+// with one run a side (a change in machine speed moves every row's cost per
+// unit of work alike; overweight_pct says which rows grew more than the
+// whole). Intervals are cut to what a change can be (a share's to
+// [-100, +100] pp, a rate's to at least -100%). Returns the intervals'
+// levels, the screen and the spread.
 struct SideLevels {
   double share_alpha = 0.05;
   double work_alpha = 0.05;
+  DiffResult::Screened screened;
+  stats::RunSpread spread;
 };
 SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
                         const std::vector<std::vector<RunTotals>>& totals, double alpha,

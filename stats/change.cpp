@@ -29,18 +29,27 @@ struct Interval {
   double lo, hi;
 };
 
+// k of n, in doubles: counts, or effective counts (a count over its dispersion).
+struct Proportion {
+  double k, n;
+};
+
+Proportion proportion(Binomial c) {
+  return {static_cast<double>(c.k), static_cast<double>(c.n)};
+}
+
 // Wilson's score interval on k / n at the two-sided normal quantile z.
-Interval wilson(Binomial c, double z) {
-  const double nn = static_cast<double>(c.n), p = static_cast<double>(c.k) / nn, z2 = z * z;
+Interval wilson(Proportion c, double z) {
+  const double nn = c.n, p = c.k / nn, z2 = z * z;
   const double centre = (p + z2 / (2 * nn)) / (1 + z2 / nn);
   const double half = z * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / (1 + z2 / nn);
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
 // Newcombe (1998) method 10: the interval on p2 - p1 from two Wilson intervals.
-Interval newcombe(const Sides<Binomial>& c, double z) {
-  const double p1 = static_cast<double>(c.base.k) / c.base.n;
-  const double p2 = static_cast<double>(c.next.k) / c.next.n;
+Interval newcombe(const Sides<Proportion>& c, double z) {
+  const double p1 = c.base.k / c.base.n;
+  const double p2 = c.next.k / c.next.n;
   const Interval w1 = wilson(c.base, z), w2 = wilson(c.next, z);
   const double d = p2 - p1;
   return {d - std::sqrt((p2 - w2.lo) * (p2 - w2.lo) + (w1.hi - p1) * (w1.hi - p1)),
@@ -65,18 +74,11 @@ Change held_to_pooled(Change runs, const Change& pooled) {
   return runs;
 }
 
-}  // namespace
-
-Change sampling_change(const Sides<Binomial>& counts, double alpha) {
-  const uint64_t k1 = counts.base.k, n1 = counts.base.n, k2 = counts.next.k, n2 = counts.next.n;
+// Newcombe's interval and its p on next - base, in pp, for counts or
+// effective counts (> 0 totals).
+Change newcombe_change(const Sides<Proportion>& counts, double alpha) {
   Change c;
-  if (n1 == 0 || n2 == 0) {
-    c.delta_pp = (n2 ? 100.0 * k2 / n2 : 0) - (n1 ? 100.0 * k1 / n1 : 0);
-    c.lo_pp = -kInf;
-    c.hi_pp = kInf;
-    return c;
-  }
-  const double d = static_cast<double>(k2) / n2 - static_cast<double>(k1) / n1;
+  const double d = counts.next.k / counts.next.n - counts.base.k / counts.base.n;
   const Interval at = newcombe(counts, normal_quantile(alpha));
   c.delta_pp = 100 * d;
   c.lo_pp = 100 * at.lo;
@@ -99,6 +101,69 @@ Change sampling_change(const Sides<Binomial>& counts, double alpha) {
     (excludes_zero(mid) ? zlo : zhi) = mid;
   }
   c.p = normal_two_sided_p(zlo);
+  return c;
+}
+
+}  // namespace
+
+Change sampling_change(const Sides<Binomial>& counts, double alpha) {
+  const uint64_t k1 = counts.base.k, n1 = counts.base.n, k2 = counts.next.k, n2 = counts.next.n;
+  if (n1 == 0 || n2 == 0) {
+    Change c;
+    c.delta_pp = (n2 ? 100.0 * k2 / n2 : 0) - (n1 ? 100.0 * k1 / n1 : 0);
+    c.lo_pp = -kInf;
+    c.hi_pp = kInf;
+    return c;
+  }
+  return newcombe_change({proportion(counts.base), proportion(counts.next)}, alpha);
+}
+
+Change dispersed_change(const Sides<Binomial>& counts, const Sides<double>& dispersion,
+                        double alpha) {
+  if (counts.base.n == 0 || counts.next.n == 0) return sampling_change(counts, alpha);
+  auto effective = [](Binomial c, double d) {
+    const double by = d > 0 ? d : 1;
+    return Proportion{static_cast<double>(c.k) / by, static_cast<double>(c.n) / by};
+  };
+  Change c = newcombe_change(
+      {effective(counts.base, dispersion.base), effective(counts.next, dispersion.next)}, alpha);
+  // The point change is the counts' own, whatever their dispersion.
+  c.delta_pp = 100.0 * (static_cast<double>(counts.next.k) / static_cast<double>(counts.next.n) -
+                        static_cast<double>(counts.base.k) / static_cast<double>(counts.base.n));
+  return c;
+}
+
+Change moderated_change(const Sides<std::span<const double>>& runs, double trend,
+                        const VariancePrior& prior, double alpha) {
+  const std::span<const double> base = runs.base, next = runs.next;
+  Change c;
+  if (base.empty() || next.empty()) return c;
+  const double m1 = mean(base), m2 = mean(next);
+  c.delta_pp = m2 - m1;
+  double ss = 0;
+  for (double x : base) ss += (x - m1) * (x - m1);
+  for (double x : next) ss += (x - m2) * (x - m2);
+  const double df = static_cast<double>(base.size() + next.size()) - 2;
+  const double s2 = df > 0 ? ss / df : 0;
+  const double var = moderated_variance(s2, df, trend, prior);
+  const double total_df = moderated_df(df, prior);
+  if (!(total_df > 0)) {
+    c.lo_pp = -kInf;
+    c.hi_pp = kInf;
+    return c;
+  }
+  const double se = std::sqrt(var * (1.0 / static_cast<double>(base.size()) +
+                                     1.0 / static_cast<double>(next.size())));
+  if (!(se > 0)) {
+    c.lo_pp = c.hi_pp = c.delta_pp;
+    c.p = c.delta_pp == 0 ? 1 : 0;
+    return c;
+  }
+  const StudentT t(total_df);
+  const double half = t.quantile(alpha) * se;
+  c.lo_pp = c.delta_pp - half;
+  c.hi_pp = c.delta_pp + half;
+  c.p = t.two_sided_p(c.delta_pp / se);
   return c;
 }
 

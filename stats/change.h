@@ -41,6 +41,8 @@
 #include <limits>
 #include <span>
 
+#include "stats/moderation.h"
+
 namespace kprof::stats {
 
 // How a comparison is judged. None: the shares come without counts (a
@@ -79,6 +81,24 @@ Change sampling_change(const Sides<Binomial>& counts, double alpha = 0.05);
 // and p = 1; an empty side gives a zero change, p = 1). Identical runs (zero
 // variance) give a zero-width interval and p = 0 or 1. In the values' units.
 Change welch_change(const Sides<std::span<const double>>& runs, double alpha = 0.05);
+
+// Newcombe on effective counts: each side's k and n divided by that side's
+// dispersion (a count's variance against binomial: below 1 for timer
+// samples that spread less than binomial, above for bursts), as Kish's
+// design effect does for a clustered sample (Kish 1965, Survey Sampling,
+// section 8.2). The point change is the counts' own.
+Change dispersed_change(const Sides<Binomial>& counts, const Sides<double>& dispersion,
+                        double alpha = 0.05);
+
+// The moderated t on per-run values (stats/moderation.h): the runs' pooled
+// within-side variance (df r1 + r2 - 2) shrunk toward `trend` (one run's
+// expected variance at this row, before the prior's scale, in the values'
+// units squared) by `prior`; Student's t with df + d0 degrees of freedom
+// (normal for an infinite d0). Each side needs >= 1 run and the two >= 3
+// (else an infinite interval and p = 1, unless the prior alone gives the
+// variance).
+Change moderated_change(const Sides<std::span<const double>>& runs, double trend,
+                        const VariancePrior& prior, double alpha = 0.05);
 
 // One side of a share's comparison.
 struct ShareSample {

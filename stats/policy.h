@@ -14,6 +14,7 @@
 #pragma once
 
 #include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/policies/policy.hpp>
@@ -34,5 +35,6 @@ using Normal = boost::math::normal_distribution<double, Policy>;
 using FastNormal = boost::math::normal_distribution<double, FastPolicy>;
 using StudentsT = boost::math::students_t_distribution<double, Policy>;
 using ChiSquared = boost::math::chi_squared_distribution<double, Policy>;
+using NonCentralT = boost::math::non_central_t_distribution<double, Policy>;
 
 }  // namespace kprof::stats::detail

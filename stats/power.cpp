@@ -161,13 +161,71 @@ double FloorTest::row_alpha() const {
   return alpha / static_cast<double>(std::max<size_t>(rows, 1));
 }
 
-double RunSpread::var(double p) const {
+double RunSpread::trend(double p) const {
   return a * p * (1 - p) + b * p * p * (1 - p) * (1 - p);
+}
+
+double RunSpread::var(double p) const {
+  return prior.scale * trend(p);
 }
 
 double RunSpread::sd_pp(double share_pct) const {
   return 100 * std::sqrt(var(share_pct / 100));
 }
+
+bool RunSpread::fitted() const {
+  return rows >= kMinSpreadRows && prior.rows >= kMinSpreadRows;
+}
+
+namespace {
+
+struct SpreadPoint {
+  double x, y, v, df;  // p (1 - p), p^2 (1 - p)^2, pooled variance, its df
+};
+
+// Weighted least squares for v ~ a x + b y with a, b >= 0, reweighted by
+// the fit's own variance (weights df / fit^2). `fit_a` false keeps a.
+void fit_trend(const std::vector<SpreadPoint>& pts, bool fit_a, double& a, double& b) {
+  for (int iter = 0; iter < 100 && !pts.empty(); ++iter) {
+    double sxx = 0, sxy = 0, syy = 0, sxv = 0, syv = 0;
+    for (const SpreadPoint& q : pts) {
+      const double f = std::max(a * q.x + b * q.y, 1e-300);
+      const double w = q.df / (f * f);
+      sxx += w * q.x * q.x;
+      sxy += w * q.x * q.y;
+      syy += w * q.y * q.y;
+      sxv += w * q.x * q.v;
+      syv += w * q.y * q.v;
+    }
+    double na = a, nb = 0;
+    if (fit_a) {
+      const double det = sxx * syy - sxy * sxy;
+      na = det > 0 ? (sxv * syy - syv * sxy) / det : -1;
+      nb = det > 0 ? (syv * sxx - sxv * sxy) / det : -1;
+      if (na < 0 || nb < 0) {  // on a bound: the better of a alone and b alone
+        const double a_only = sxx > 0 ? std::max(0.0, sxv / sxx) : 0;
+        const double b_only = syy > 0 ? std::max(0.0, syv / syy) : 0;
+        auto loss = [&](double ta, double tb) {
+          return ta * ta * sxx + 2 * ta * tb * sxy + tb * tb * syy - 2 * (ta * sxv + tb * syv);
+        };
+        if (loss(a_only, 0) <= loss(0, b_only)) {
+          na = a_only, nb = 0;
+        } else {
+          na = 0, nb = b_only;
+        }
+      }
+    } else {
+      nb = syy > 0 ? std::max(0.0, (syv - a * sxy) / syy) : 0;
+    }
+    const bool done = std::fabs(na - a) <= 1e-10 * std::max(na, 1e-300) &&
+                      std::fabs(nb - b) <= 1e-10 * std::max(nb, 1e-300);
+    a = na;
+    b = nb;
+    if (done) break;
+  }
+}
+
+}  // namespace
 
 RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows) {
   RunSpread out;
@@ -175,11 +233,9 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
   for (uint64_t n : run_samples) {
     if (n) inv += 1.0 / static_cast<double>(n);
   }
-  out.a = run_samples.empty() ? 0 : inv / static_cast<double>(run_samples.size());
-  struct Point {
-    double x, y, v, df;  // p (1 - p), p^2 (1 - p)^2, pooled variance, its df
-  };
-  std::vector<Point> pts;
+  out.binomial_a = run_samples.empty() ? 0 : inv / static_cast<double>(run_samples.size());
+  out.a = out.binomial_a;
+  std::vector<SpreadPoint> pts;
   for (const RunShares& row : rows) {
     if (row.base.size() < 2 || row.next.size() < 2) continue;
     double m0, m1;
@@ -190,23 +246,27 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
     pts.push_back({p * (1 - p), p * p * (1 - p) * (1 - p), ss / df, df});
   }
   out.rows = pts.size();
-  // b = sum w y (v - a x) / sum w y^2, reweighted by the fit's own variance
-  // (a pooled variance with df degrees of freedom has variance 2 var^2 / df).
-  double b = 0;
-  for (int iter = 0; iter < 50 && !pts.empty(); ++iter) {
-    double num = 0, den = 0;
-    for (const Point& q : pts) {
-      const double f = std::max(out.a * q.x + b * q.y, 1e-300);
-      const double w = q.df / (f * f);
-      num += w * q.y * (q.v - out.a * q.x);
-      den += w * q.y * q.y;
-    }
-    const double next = den > 0 ? std::max(0.0, num / den) : 0;
-    const bool done = std::fabs(next - b) <= 1e-10 * std::max(next, 1e-300);
-    b = next;
-    if (done) break;
+  const bool enough = pts.size() >= kMinSpreadRows;
+  fit_trend(pts, enough, out.a, out.b);
+  // The sampling term is held at or below binomial: timer samples can
+  // spread less than binomial (systematic sampling), and where rows spread
+  // more, run-to-run jitter (b) and the rows' own variances (the prior) say
+  // so; a free a above binomial only trades against b over few large rows.
+  if (out.a > out.binomial_a) {
+    out.a = out.binomial_a;
+    fit_trend(pts, false, out.a, out.b);
   }
-  out.b = b;
+  if (!enough || !(out.a > 0 || out.b > 0)) {
+    out.a = out.binomial_a;
+    fit_trend(pts, false, out.a, out.b);
+    return out;
+  }
+  std::vector<double> ratio, dfs;
+  for (const SpreadPoint& q : pts) {
+    ratio.push_back(q.v / (out.a * q.x + out.b * q.y));
+    dfs.push_back(q.df);
+  }
+  out.prior = fit_variance_prior(ratio, dfs);
   return out;
 }
 
@@ -233,6 +293,19 @@ std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
                                            const FloorTest& test) {
   std::vector<double> out(shares_pct.size(), kInf);
   if (runs.base < 2 || runs.next < 2) return out;
+  if (spread.fitted()) {
+    // The moderated t, as the diff tests these rows: the pooled variance of
+    // one run about both sides' shares.
+    const double df = moderated_df(static_cast<double>(runs.base + runs.next - 2), spread.prior);
+    for (size_t i = 0; i < shares_pct.size(); ++i) {
+      const double p1 = shares_pct[i] / 100;
+      out[i] = 100 * first_found(1 - p1, [&](double d) {
+                 const double v = (spread.var(p1) + spread.var(p1 + d)) / 2;
+                 return moderated_power(d, v, runs, df, test.row_alpha()) >= test.power;
+               });
+    }
+    return out;
+  }
   const WelchModel model(runs, test.row_alpha());
   for (size_t i = 0; i < shares_pct.size(); ++i) {
     const double p1 = shares_pct[i] / 100, v1 = spread.var(p1);
@@ -247,6 +320,22 @@ double run_variance_floor_pp(double share_pct, const RunSpread& spread, const Si
                              const FloorTest& test) {
   const double share[] = {share_pct};
   return run_variance_floors_pp(share, spread, runs, test)[0];
+}
+
+double moderated_power(double d, double variance, const Sides<size_t>& runs, double df,
+                       double alpha_row) {
+  if (runs.base < 1 || runs.next < 1) return 0;
+  const double se = std::sqrt(variance * (1.0 / static_cast<double>(runs.base) +
+                                          1.0 / static_cast<double>(runs.next)));
+  if (!(se > 0)) return d > 0 ? 1 : 0;
+  const double lambda = d / se;
+  if (!std::isfinite(df) || df > 1e7) {
+    const double z = normal_quantile(alpha_row);
+    return normal_cdf(lambda - z) + normal_cdf(-lambda - z);
+  }
+  const double t = StudentT(df).quantile(alpha_row);
+  const detail::NonCentralT nct(df, lambda);
+  return cdf(complement(nct, t)) + cdf(nct, -t);
 }
 
 double welch_power(double d, const Sides<double>& variance, const Sides<size_t>& runs,

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "stats/change.h"
+#include "stats/moderation.h"
 
 namespace kprof::stats {
 
@@ -70,21 +71,35 @@ struct FloorTest {
   double row_alpha() const;  // alpha / m (m of 0 counts as 1): BH's rank-1 threshold
 };
 
-// The variance of one run's share p (a fraction): a p (1 - p) + b p^2 (1 - p)^2.
+// The variance of one run's share p (a fraction): a p (1 - p) + b p^2 (1 - p)^2,
+// and how the rows' own variances scatter about it (the moderated t's prior).
 struct RunSpread {
-  double a = 0;                          // sampling: mean over runs of 1 / samples
-  double b = 0;                          // run-to-run jitter: its sigma squared, on the logit scale
-  size_t rows = 0;                       // rows b was fitted over
-  double var(double p) const;            // fraction^2
+  double a = 0;           // sampling term, fitted (below binomial where runs spread less)
+  double b = 0;           // run-to-run jitter: its sigma squared, on the logit scale
+  double binomial_a = 0;  // what binomial sampling makes a: the mean over runs of 1 / samples
+  size_t rows = 0;        // rows a and b were fitted over
+  VariancePrior prior;    // of the rows' variances about var(p) (stats/moderation.h)
+  double trend(double p) const;  // a p (1 - p) + b p^2 (1 - p)^2, fraction^2
+  double var(double p) const;    // one run's variance: trend(p) times the prior's scale
   double sd_pp(double share_pct) const;  // the SD of one run's share, in pp
+  // Whether there were rows enough to fit a and b and the prior (kMinSpreadRows):
+  // tests use the moderated t; else Welch held to the pooled counts.
+  bool fitted() const;
 };
+inline constexpr size_t kMinSpreadRows = 5;
 
 // Each row's per-run shares on both sides, in %.
 using RunShares = Sides<std::span<const double>>;
 
-// Fits RunSpread: a from `run_samples` (every run of both sides; a run
-// without samples counts in the mean as 0), b over `rows` (those with >= 2
-// runs a side and a mean share strictly between 0 and 100%; none: b = 0).
+// Fits RunSpread over `rows` (those with >= 2 runs a side and a mean share
+// strictly between 0 and 100%): a >= 0 and b >= 0 by iteratively reweighted
+// least squares on the rows' within-side pooled variances (weights df /
+// fit^2: a pooled variance with df degrees of freedom has variance
+// 2 var^2 / df, so each row's relative error counts alike), then the prior
+// of the rows' variances about that fit. binomial_a from `run_samples`
+// (every run of both sides; a run without samples counts in the mean as 0).
+// Fewer than kMinSpreadRows rows: a = binomial_a, b fitted alone (as far as
+// any row allows), no prior.
 RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows);
 
 // The growth in pp of a row at `share_pct` found with test.power when tested
@@ -100,6 +115,13 @@ std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
                                            const FloorTest& test);
 double run_variance_floor_pp(double share_pct, const RunSpread& spread, const Sides<size_t>& runs,
                              const FloorTest& test);
+
+// The probability that the moderated t (stats/moderation.h) with `df`
+// degrees of freedom on `runs` values a side, whose variance (one run's) is
+// `variance`, finds a mean difference d > 0 at two-sided alpha_row: the
+// noncentral t's tail beyond t(alpha_row, df) (normal for an infinite df).
+double moderated_power(double d, double variance, const Sides<size_t>& runs, double df,
+                       double alpha_row);
 
 // The probability that Welch's test on `runs` normal per-run values a side,
 // with `variance` the variance of one run's value and a mean difference

@@ -29,7 +29,7 @@ void expect_intervals_agree(const DiffResult& r, const std::string& what,
   for (const DiffRow& row : r.rows) {
     for (size_t s = 1; s < r.labels.size(); ++s) {
       const DiffCompare& c = row.vs_base[s];
-      if (c.sided == Sidedness::Neither) continue;
+      if (c.sided == Sidedness::Neither || c.untested) continue;
       EXPECT_EQ(excludes_zero(c.change.lo_pp, c.change.hi_pp), !c.within_noise)
           << what << ": " << row.name << " Δ " << c.change.delta_pp << " [" << c.change.lo_pp
           << ", " << c.change.hi_pp << "] q " << c.q;
@@ -43,8 +43,8 @@ void expect_intervals_agree(const DiffResult& r, const std::string& what,
   }
   if (!need_changes) return;
   EXPECT_GT(changed, 0u) << what << ": the check needs changed rows";
-  if (r.has_work) {
-    EXPECT_GT(work_changed, 0u) << what;
+  if (r.has_work && r.noise[1] == NoiseMethod::RunVariance) {
+    EXPECT_GT(work_changed, 0u) << what;  // one run a side: events per work are not judged
   }
 }
 
@@ -152,10 +152,47 @@ TEST(DiffFcr, PerWorkThreeRunsFindTheSlowedFunctionOnly) {
   expect_work_design(r, "3 vs 3 runs");
 }
 
-TEST(DiffFcr, PerWorkOneRunUsesTheSampleCounts) {
+// One run a side cannot tell a slower machine from a regression, so events
+// per work get no verdict of their own; each row's overweight (its growth
+// against the whole's) does the work: the slowed function grew more than
+// the whole did (the share verdict says so), the others less or as much.
+TEST(DiffFcr, PerWorkOneRunIsJudgedByOverweight) {
   const DiffResult r = diff_profiles(hot_cold_input(1, 50000, 2));
   EXPECT_EQ(r.noise[1], NoiseMethod::Sampling);
-  expect_work_design(r, "1 vs 1 run");
+  ASSERT_TRUE(r.has_work);
+  const DiffRow* cold = row_named(r, "kprof_cold");
+  const DiffRow* hot = row_named(r, "kprof_hot");
+  ASSERT_TRUE(cold && hot);
+  for (const DiffRow& row : r.rows) EXPECT_FALSE(row.vs_base[1].work_tested) << row.name;
+  // cold costs 1.3x per unit of work, the whole (3 + 1.3) / 4 = 1.075x: cold
+  // is 1.3 / 1.075 - 1 = +20.9% overweight, hot 1 / 1.075 - 1 = -7.0%.
+  const DiffCompare& c = cold->vs_base[1];
+  ASSERT_TRUE(c.overweight_pct && hot->vs_base[1].overweight_pct);
+  EXPECT_NEAR(*c.overweight_pct, 20.9, 2.5);
+  EXPECT_NEAR(*hot->vs_base[1].overweight_pct, -7.0, 1.5);
+  EXPECT_EQ(std::string(verdict_name(c, r.noise[1])), "changed");
+  EXPECT_GT(c.change.delta_pp, 0);
+  expect_intervals_agree(r, "1 vs 1 run");
+}
+
+// A uniform slowdown (every function 8% slower per unit of work, as on a
+// slower machine) leaves nothing standing out: every overweight near 0, no
+// share changed.
+TEST(DiffFcr, UniformSlowdownStandsOutNowhere) {
+  DiffInput in = hot_cold_input(1, 50000, 3);
+  for (DiffRun& run : in.sides[1].runs) {
+    // The base's program on a machine 8% slower: the same profile, 8% less work done.
+    run.histogram = in.sides[0].runs[0].histogram;
+    run.score = *in.sides[0].runs[0].score / 1.08;
+  }
+  const DiffResult r = diff_profiles(in);
+  for (const DiffRow& row : r.rows) {
+    const DiffCompare& c = row.vs_base[1];
+    if (c.sided == Sidedness::Neither) continue;
+    EXPECT_TRUE(c.untested || c.within_noise) << row.name;
+    if (c.overweight_pct) EXPECT_NEAR(*c.overweight_pct, 0, 1e-9) << row.name;
+    if (c.work_change_pct) EXPECT_NEAR(*c.work_change_pct, 8, 1e-9) << row.name;
+  }
 }
 
 TEST(DiffFcr, ManySeedsNeverContradict) {

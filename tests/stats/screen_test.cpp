@@ -1,0 +1,207 @@
+// stats/screen.h (which rows are tested at all), stats/moderation.h (the
+// moderated t's prior) and stats/dispersion.h (a recording's own spread),
+// against hand-worked values, their definitions and simulation.
+#include <gtest/gtest.h>
+
+#include <boost/math/special_functions/trigamma.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stats/change.h"
+#include "stats/dispersion.h"
+#include "stats/fdr.h"
+#include "stats/moderation.h"
+#include "stats/screen.h"
+
+namespace kprof::stats {
+namespace {
+
+// ---------------------------------------------------------------- screen
+
+// Equal totals: all of N samples on one side is the most extreme split, and
+// its p falls with N; a row of one sample can never be found.
+TEST(Screen, MinimumAttainablePFallsWithTheTotal) {
+  const Sides<uint64_t> n{10000, 10000};
+  EXPECT_GT(min_attainable_p(1, n), 0.3);
+  double last = 1;
+  for (uint64_t t : {2, 3, 5, 8, 13, 21}) {
+    const double p = min_attainable_p(t, n);
+    EXPECT_LT(p, last) << t;
+    last = p;
+  }
+  // The same as the test itself on that split.
+  EXPECT_DOUBLE_EQ(min_attainable_p(13, n), sampling_change({{13, 10000}, {0, 10000}}).p);
+  EXPECT_EQ(min_attainable_p(0, n), 1.0);
+}
+
+// Tarone's cut by hand: 1,900 rows of 1-2 samples, 100 of 50. With
+// alpha = 0.05 the smallest K with at most K rows at min p <= alpha / K is
+// K = 100 (the 1-2 sample rows have min p > 0.05 / 100): only the 100 big
+// rows are tested.
+TEST(Screen, TaroneLeavesOutRowsThatCannotReachSignificance) {
+  std::vector<uint64_t> totals;
+  for (int i = 0; i < 1900; ++i) totals.push_back(1 + i % 2);
+  for (int i = 0; i < 100; ++i) totals.push_back(50);
+  totals.push_back(0);
+  const Screen s = screen_rows(totals, {100000, 100000}, 0.05);
+  EXPECT_EQ(s.rows_tested, 100u);
+  EXPECT_EQ(s.min_total, 50u);
+  for (size_t i = 0; i < 1900; ++i) EXPECT_FALSE(s.tested[i]);
+  for (size_t i = 1900; i < 2000; ++i) EXPECT_TRUE(s.tested[i]);
+  EXPECT_FALSE(s.tested[2000]);  // no samples: never tested
+}
+
+// The screen keeps the false discovery rate: null rows (both sides drawn
+// from one share), thousands of them tiny, and a few real changes. Over 300
+// draws the FDR (false among selected, 0 when none is selected) stays at
+// or under alpha; and the screen finds the real changes that testing every
+// row misses.
+TEST(Screen, KeepsTheFalseDiscoveryRateAndGainsPower) {
+  std::mt19937_64 rng(42);
+  const uint64_t n = 20000;
+  double fdr_sum = 0;
+  size_t found_screened = 0, found_all = 0;
+  const int draws = 300;
+  for (int d = 0; d < draws; ++d) {
+    std::vector<uint64_t> kb, kn;
+    std::vector<bool> real;
+    auto add = [&](double pb, double pn, bool is_real) {
+      kb.push_back(std::poisson_distribution<uint64_t>(pb * n)(rng));
+      kn.push_back(std::poisson_distribution<uint64_t>(pn * n)(rng));
+      real.push_back(is_real);
+    };
+    for (int i = 0; i < 2000; ++i) add(0.00006, 0.00006, false);  // ~1 sample each
+    for (int i = 0; i < 40; ++i) add(0.01, 0.01, false);
+    for (int i = 0; i < 3; ++i) add(0.02, 0.028, true);
+    std::vector<uint64_t> totals;
+    for (size_t i = 0; i < kb.size(); ++i) totals.push_back(kb[i] + kn[i]);
+    const Screen s = screen_rows(totals, {n, n}, 0.05);
+    auto run = [&](bool screened) {
+      std::vector<double> p;
+      std::vector<size_t> idx;
+      for (size_t i = 0; i < kb.size(); ++i) {
+        if (totals[i] == 0 || (screened && !s.tested[i])) continue;
+        p.push_back(sampling_change({{kb[i], n}, {kn[i], n}}).p);
+        idx.push_back(i);
+      }
+      const Selection sel = select_at_fdr(p, 0.05);
+      size_t selected = 0, wrong = 0, right = 0;
+      for (size_t j = 0; j < idx.size(); ++j) {
+        if (sel.q[j] > 0.05) continue;
+        ++selected;
+        (real[idx[j]] ? right : wrong)++;
+      }
+      return std::tuple{selected, wrong, right};
+    };
+    const auto [sel, wrong, right] = run(true);
+    fdr_sum += sel ? static_cast<double>(wrong) / static_cast<double>(sel) : 0;
+    found_screened += right;
+    found_all += std::get<2>(run(false));
+  }
+  EXPECT_LE(fdr_sum / draws, 0.05 + 0.02) << "the FDR over " << draws << " draws";
+  EXPECT_GT(found_screened, found_all)
+      << "screened " << found_screened << " vs all rows " << found_all;
+}
+
+// ---------------------------------------------------------------- moderation
+
+TEST(Moderation, InverseTrigammaInvertsTrigamma) {
+  for (double x : {0.01, 0.3, 1.0, 2.5, 10.0, 300.0}) {
+    EXPECT_NEAR(inverse_trigamma(boost::math::trigamma(x)), x, 1e-6 * x) << x;
+  }
+}
+
+// Rows whose true variances scatter about the trend as a scaled inverse
+// chi-square with d0 = 8, each estimated with 4 df: the fit recovers d0 and
+// the scale (Smyth 2004's moments; generous bounds: 3,000 rows).
+TEST(Moderation, PriorIsRecoveredFromRowsThatFollowTheModel) {
+  std::mt19937_64 rng(7);
+  const double d0 = 8, scale = 2.0, df = 4;
+  std::chi_squared_distribution<double> prior(d0), sample(df);
+  std::vector<double> ratio, dfs;
+  for (int i = 0; i < 3000; ++i) {
+    const double sigma2 = scale * d0 / prior(rng);
+    ratio.push_back(sigma2 * sample(rng) / df);
+    dfs.push_back(df);
+  }
+  const VariancePrior p = fit_variance_prior(ratio, dfs);
+  EXPECT_EQ(p.rows, 3000u);
+  EXPECT_NEAR(p.df, d0, 2.5);
+  EXPECT_NEAR(p.scale, scale, 0.2);
+}
+
+// Rows whose variances are all the trend's (no scatter beyond their df):
+// an infinite d0, the scale their mean; fewer than 3 rows: no prior.
+TEST(Moderation, RowsWithoutScatterGiveAnInfinitePrior) {
+  std::mt19937_64 rng(8);
+  std::chi_squared_distribution<double> sample(6);
+  std::vector<double> ratio, dfs;
+  for (int i = 0; i < 5000; ++i) {
+    ratio.push_back(0.5 * sample(rng) / 6);
+    dfs.push_back(6);
+  }
+  const VariancePrior p = fit_variance_prior(ratio, dfs);
+  EXPECT_TRUE(std::isinf(p.df) || p.df > 60) << p.df;  // 5,000 rows' sampling error
+  EXPECT_NEAR(p.scale, 0.5, 0.02);
+  const double two[] = {1, 2}, df2[] = {3, 3};
+  EXPECT_EQ(fit_variance_prior(two, df2).df, 0);
+  EXPECT_EQ(moderated_variance(3.0, 4, 1.0, fit_variance_prior(two, df2)), 3.0);
+}
+
+// With no prior the moderated t is Student's pooled t; with an infinite one
+// the trend's variance and a normal test.
+TEST(Moderation, ModeratedTAtItsTwoEnds) {
+  const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6};
+  const Change none = moderated_change({a, b}, 1.0, VariancePrior{});
+  // Pooled variance 1, se sqrt(2/3), df 4: as Welch here (equal variances).
+  const Change welch = welch_change({a, b});
+  EXPECT_NEAR(none.p, welch.p, 1e-12);
+  EXPECT_NEAR(none.hi_pp, welch.hi_pp, 1e-9);
+  VariancePrior flat;
+  flat.df = std::numeric_limits<double>::infinity();
+  flat.scale = 1;
+  const Change known = moderated_change({a, b}, 4.0, flat);  // variance 4: se sqrt(8/3)
+  EXPECT_NEAR(known.p, std::erfc(3 / std::sqrt(8.0 / 3) / std::sqrt(2.0)), 1e-9);
+}
+
+// ---------------------------------------------------------------- dispersion
+
+// Binomial slices: D near 1. Equal shares in every slice (systematic
+// sampling of a steady program): D near 0. Bursts: D far above 1.
+TEST(Dispersion, BatchMeansAgainstBinomial) {
+  std::mt19937_64 rng(9);
+  const std::vector<uint64_t> totals(16, 1000);
+  double sum = 0;
+  for (int r = 0; r < 400; ++r) {
+    std::vector<uint32_t> k;
+    for (uint64_t n : totals) k.push_back(std::binomial_distribution<uint32_t>(n, 0.1)(rng));
+    const Dispersion d = batch_dispersion(k, totals);
+    EXPECT_EQ(d.df, 15);
+    sum += d.value;
+  }
+  EXPECT_NEAR(sum / 400, 1.0, 0.05);
+  const std::vector<uint32_t> steady(16, 100);
+  EXPECT_NEAR(batch_dispersion(steady, totals).value, 0, 1e-12);
+  std::vector<uint32_t> burst(16, 2);
+  burst[3] = 30;
+  EXPECT_GT(batch_dispersion(burst, totals).value, 5);
+  EXPECT_EQ(batch_dispersion(std::vector<uint32_t>(16, 0), totals).df, 0);
+}
+
+// Effective counts: a dispersion of 1 is the sampling test; 0.25 is four
+// times the samples; the point change stays the counts'.
+TEST(Dispersion, EffectiveCountsScaleTheSamplingTest) {
+  const Sides<Binomial> c{{300, 10000}, {360, 10000}};
+  const Change plain = sampling_change(c);
+  const Change one = dispersed_change(c, {1, 1});
+  EXPECT_DOUBLE_EQ(one.p, plain.p);
+  EXPECT_NEAR(one.delta_pp, plain.delta_pp, 1e-12);
+  const Change four = sampling_change({{1200, 40000}, {1440, 40000}});
+  const Change quarter = dispersed_change(c, {0.25, 0.25});
+  EXPECT_NEAR(quarter.p, four.p, 1e-9);
+  EXPECT_NEAR(quarter.delta_pp, plain.delta_pp, 1e-12);
+}
+
+}  // namespace
+}  // namespace kprof::stats
