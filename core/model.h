@@ -214,6 +214,10 @@ struct FunctionCount {
   auto operator<=>(const FunctionCount&) const = default;
 };
 
+// The image and function of the one row a cut top-N listing gets for what it
+// left out (importer/listing_profile.cpp), so shares stay shares of the whole.
+inline constexpr const char* kNotListed = "[not listed]";
+
 struct Histogram {
   std::vector<Image> images;
   std::vector<FunctionCount> rows;  // one row per (image, function, mode); any order

@@ -79,11 +79,12 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
   std::vector<std::string> head = {"image", "name", "raw_names", "irq_skid"};
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const std::string& l = r.labels[s];
-    for (const char* c : {" %", " samples", " period"}) head.push_back(l + c);
+    for (const char* c : {" %", " samples", " period", " pct_at_most"}) head.push_back(l + c);
     if (r.has_work) head.push_back(l + " events_per_work");
     if (s == 0) continue;
     for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " ci_level", " p", " q", " ratio",
-                          " sided", " verdict", " noise_method"}) {
+                          " sided", " verdict", " noise_method", " ratio_bound", " bounds_lo_pp",
+                          " bounds_hi_pp"}) {
       head.push_back(l + c);
     }
     if (r.has_work) {
@@ -103,8 +104,10 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
     for (size_t s = 0; s < r.labels.size(); ++s) {
       const DiffCell& c = row.cells[s];
       f.push_back(csv_num(c.pct));
-      f.push_back(std::to_string(c.samples));
+      // A listing of shares only has no counts: none invented from shares.
+      f.push_back(r.summary[s].counts ? std::to_string(c.samples) : "");
       f.push_back(std::to_string(c.period));
+      f.push_back(c.unlisted ? csv_num(c.pct_max) : "");
       if (r.has_work) f.push_back(csv_opt(c.events_per_work));
       if (s == 0) continue;
       const DiffCompare& d = row.vs_base[s];
@@ -120,6 +123,9 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       f.push_back(sidedness_mark(d.sided));
       f.push_back(verdict_name(d, r.noise[s]));
       f.push_back(noise_method_name(r.noise[s]));
+      f.push_back(ratio_bound_name(d.ratio_bound));
+      f.push_back(d.bounded ? csv_num(d.bounds_lo) : "");
+      f.push_back(d.bounded ? csv_num(d.bounds_hi) : "");
       if (r.has_work) {
         f.push_back(csv_opt(d.work_change_pct));
         if (d.work_tested) {
@@ -154,8 +160,8 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
                  {"runs", m.runs},
                  {"speedup", json_number(m.speedup)},
                  {"speedup_sd", json_number(m.speedup_sd)},
-                 {"samples", m.samples},
-                 {"lost", m.lost},
+                 {"samples", m.counts ? json(m.samples) : json(nullptr)},
+                 {"lost", m.listing ? json(nullptr) : json(m.lost)},  // a listing does not say
                  {"score", json_number(m.score)},
                  {"real_s", json_number(m.real_s)}};
     if (m.rates) {
@@ -168,7 +174,7 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
     }
     if (s > 0) {
       side["noise_method"] = noise_method_name(r.noise[s]);
-      side["interval_level"] = 1 - r.interval_alpha[s];
+      if (r.noise[s] != NoiseMethod::None) side["interval_level"] = 1 - r.interval_alpha[s];
       if (r.has_work) side["events_per_work_interval_level"] = 1 - r.work_interval_alpha[s];
     }
     sides.push_back(std::move(side));
@@ -179,9 +185,13 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
     json cells = json::array();
     for (size_t s = 0; s < row.cells.size(); ++s) {
       const DiffCell& c = row.cells[s];
-      json cell = {{"label", r.labels[s]}, {"pct", c.pct},
-                   {"samples", c.samples}, {"period", c.period},
-                   {"run_pct", c.run_pct}, {"events_per_work", json_number(c.events_per_work)}};
+      json cell = {{"label", r.labels[s]},
+                   {"pct", c.pct},
+                   {"samples", r.summary[s].counts ? json(c.samples) : json(nullptr)},
+                   {"period", c.period},
+                   {"run_pct", c.run_pct},
+                   {"events_per_work", json_number(c.events_per_work)}};
+      if (c.unlisted) cell["pct_at_most"] = c.pct_max;
       if (s > 0) {
         const DiffCompare& d = row.vs_base[s];
         cell["delta_pp"] = json_number(d.change.delta_pp);
@@ -191,6 +201,11 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
         cell["p"] = tested ? json_number(d.change.p) : json(nullptr);
         cell["q"] = tested ? json_number(d.q) : json(nullptr);
         cell["ratio"] = json_number(d.ratio);
+        cell["ratio_bound"] = ratio_bound_name(d.ratio_bound);
+        if (d.bounded) {
+          cell["bounds_lo_pp"] = d.bounds_lo;
+          cell["bounds_hi_pp"] = d.bounds_hi;
+        }
         cell["sided"] = sidedness_mark(d.sided);
         cell["verdict"] = verdict_name(d, r.noise[s]);
         cell["events_per_work_change_pct"] = json_number(d.work_change_pct);

@@ -1,5 +1,8 @@
 // listing_profile (import.h): a parsed opreport / perf report listing as a
 // Profile: what it lists, no run facts.
+#include <algorithm>
+#include <cmath>
+
 #include "core/file_layout.h"
 #include "importer/import.h"
 
@@ -25,20 +28,29 @@ Profile listing_profile(TableListing listing, const std::string& name) {
                              : std::string("shares only (no sample counts: no noise verdicts)")) +
                         "; no run facts");
   for (const std::string& n : listing.notes) run.notices.push_back(n);
+  // A top-N listing leaves rows out: what they held is one row, so every
+  // share stays a share of the whole recording (as listed), not of the rows.
+  const uint64_t listed = listing.histogram.total_samples();
+  const size_t rows = listing.histogram.rows.size();
+  uint64_t whole = listing.has_counts ? listing.total.value_or(0) : 1000000;
+  // Counts and shares but no total: the shares say what the counts are of
+  // (a 4-decimal share is off by at most half a millionth, so a sum short of
+  // 100% by more than a millionth a row is a cut list).
+  if (listing.has_counts && !listing.total && listing.listed_share > 0 &&
+      listing.listed_share + rows < 1000000) {
+    whole = static_cast<uint64_t>(std::llround(static_cast<double>(listed) * 1e6 /
+                                               static_cast<double>(listing.listed_share)));
+  }
   if (listing.has_counts) {
     Summary sm;
-    sm.samples = listing.total.value_or(listing.histogram.total_samples());
+    sm.samples = std::max(whole, listed);
     sm.stop_reason = "listing";
     p.summary = sm;
   }
-  // A top-N listing leaves rows out: what they held is one row, so every
-  // share stays a share of the whole recording (as listed), not of the rows.
-  const uint64_t whole = listing.has_counts ? listing.total.value_or(0) : 1000000;
-  const uint64_t listed = listing.histogram.total_samples();
   if (whole > listed) {
     Histogram& h = listing.histogram;
-    h.images.push_back({"[not listed]", ""});
-    h.rows.push_back({static_cast<uint32_t>(h.images.size() - 1), "[not listed]", Mode::Unknown,
+    h.images.push_back({kNotListed, ""});
+    h.rows.push_back({static_cast<uint32_t>(h.images.size() - 1), kNotListed, Mode::Unknown,
                       whole - listed, 0});
   }
   p.histogram = std::move(listing.histogram);

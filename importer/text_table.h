@@ -74,6 +74,9 @@ struct TableListing {
   // without -n, a listing with shares only): `samples` is the share in
   // millionths (13.2561% -> 132561), so shares are right but counts are not.
   bool has_counts = false;
+  // The rows' listed shares summed, in millionths (under 1000000 when the
+  // list was cut); with counts and no total, it says what the counts are of.
+  uint64_t listed_share = 0;
   Histogram histogram;             // period 0 in every row
   std::vector<std::string> notes;  // one line each: what was read past and why
 };

@@ -187,6 +187,7 @@ void parse_opreport(const std::vector<string_view>& lines, size_t first, bool he
     }
     const Placed where =
         r.placed ? opreport_image(r.image, r.symbol) : Placed{"[unknown]", Mode::Unknown};
+    out.listed_share += r.share;
     b.add(where, function_name(r.symbol, r.image), out.has_counts ? r.samples : r.share);
   }
   note_skipped(out, graph_lines, "caller/callee line", "caller/callee lines", " of the call graph");

@@ -258,6 +258,7 @@ void parse_perf(const std::vector<string_view>& lines, size_t first, bool headed
       symbol = trim(symbol.substr(3));
     }
     const Placed where = perf_image(trim(r.dso), l.dso >= 0, mode);
+    out.listed_share += r.share;
     b.add(where, l.sym >= 0 ? function_name(symbol, r.dso) : "[unknown]",
           out.has_counts ? r.samples : r.share);
   }

@@ -52,6 +52,19 @@ const char* sidedness_mark(Sidedness s) {
   }
 }
 
+const char* ratio_bound_name(RatioBound b) {
+  switch (b) {
+    case RatioBound::AtLeast:
+      return "at least";
+    case RatioBound::AtMost:
+      return "at most";
+    case RatioBound::Unknown:
+      return "unknown";
+    default:
+      return "";
+  }
+}
+
 namespace {
 
 // ---------------------------------------------------------------- labels, scores
@@ -265,6 +278,20 @@ std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
   return rows;
 }
 
+// A cut top-N listing (what it left out is one kNotListed row): the fewest samples a listed row has; else 0.
+uint64_t listing_cutoff(const DiffRun& run) {
+  if (!listing_format(run.run.source_format)) return 0;
+  const Histogram& h = run.histogram;
+  uint64_t least = 0;
+  bool cut = false;
+  for (const FunctionCount& fc : h.rows) {
+    const bool rest = fc.image < h.images.size() && h.images[fc.image].name == kNotListed;
+    cut |= rest;
+    if (!rest && fc.samples > 0 && (least == 0 || fc.samples < least)) least = fc.samples;
+  }
+  return cut ? least : 0;
+}
+
 std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& sides,
                                                const Scores& scores) {
   std::vector<std::vector<RunTotals>> t;
@@ -279,6 +306,7 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
       }
       if (run.total_samples) rt.samples = *run.total_samples;
       if (run.total_period) rt.period = *run.total_period;
+      rt.cutoff = listing_cutoff(run);
       if (!scores.value.empty()) {
         double seconds = run.summary && run.summary->duration_ns
                              ? static_cast<double>(run.summary->duration_ns) / 1e9
@@ -298,6 +326,10 @@ SideSummary summarize_side(const DiffSide& side, const std::string& label,
   out.label = label;
   out.runs = side.runs.size();
   if (!side.runs.empty()) out.source_format = side.runs[0].run.source_format;
+  for (const DiffRun& run : side.runs) {
+    out.counts &= run.run.sample_counts;
+    out.listing |= listing_format(run.run.source_format);
+  }
   std::vector<double> speedups, real;
   ProcStatRates sum;
   size_t with_rates = 0;
@@ -464,6 +496,10 @@ DiffResult diff_profiles(const DiffInput& in) {
     return std::tie(a.image, a.name) < std::tie(b.image, b.name);
   });
   return out;
+}
+
+bool listing_format(const std::string& source_format) {
+  return source_format == "opreport" || source_format == "perf report";
 }
 
 const char* verdict_name(const DiffCompare& c, NoiseMethod method) {

@@ -14,10 +14,13 @@
 //   by name: "[kernel]", "[ext4]", or the user binary's path); the image with
 //   --by image; the mode ("kernel", "user") with --by mode. Raw names merged
 //   into a canonical one are kept per row.
-// - Noise: per comparison, run-to-run variance (Welch) when both sides have
-//   >= 2 runs — held to the pooled counts' sampling statistics as well (the
-//   larger p, both intervals' hull) — else sampling statistics only;
-//   Benjamini–Hochberg across rows.
+// - Noise: per comparison, run-to-run variance when both sides have >= 2
+//   runs (moderated t over the rows' fitted spread, report/diff_rows.h),
+//   else sampling statistics; rows too small to ever be found are screened
+//   out ("untested"), then Benjamini–Hochberg across the rest. Listings of
+//   shares only get no verdict.
+// - A row missing from a cut top-N listing is below that list's last share,
+//   not 0: its change is a bound (DiffCompare::bounded), never +++ / ---.
 // - Speedup: from work scores (higher is better) when every run has one, else
 //   from the workload's wall time (base_time / new_time).
 // - Cycles per unit of work (events / (score x recording seconds), i.e. the
@@ -94,7 +97,14 @@ struct SideSummary {
   std::optional<double> score;                // mean over runs, when all have one
   std::optional<double> real_s;               // mean workload wall time
   std::string source_format;                  // the first run's RunInfo::source_format
+  // false when some run lists shares only (a listing without counts): its
+  // `samples` are not counts, so none are shown or exported.
+  bool counts = true;
+  bool listing = false;  // some run is a pasted listing: lost samples unknown
 };
+
+// Whether a RunInfo::source_format is a pasted listing ("opreport", "perf report").
+bool listing_format(const std::string& source_format);
 
 struct DiffCell {        // one row on one side
   double pct = 0;        // mean over runs of the row's share of samples, in %
@@ -103,9 +113,21 @@ struct DiffCell {        // one row on one side
   std::vector<double> run_pct;
   std::optional<double> events_per_work;    // mean over runs; with scores only
   std::vector<double> run_events_per_work;  // per run; with scores only
+  // Absent from a run that is a cut top-N listing: the row's share there is
+  // not 0 but somewhere below the list's last share. `pct`, `samples` and
+  // `run_pct` count such a run as 0; these count it at that last share, so
+  // the row's share lies in [pct, pct_max].
+  bool unlisted = false;
+  double pct_max = 0;
+  uint64_t samples_max = 0;
+  std::vector<double> run_pct_max;
 };
 
 enum class Sidedness { Both, OnlyBase, OnlyNew, Neither };
+// How `ratio` bounds new / base: exactly, or only from one side (a row not
+// in a cut listing, DiffCell::unlisted).
+enum class RatioBound { Exact, AtLeast, AtMost, Unknown };
+const char* ratio_bound_name(RatioBound b);  // "", "at least", "at most", "unknown"
 const char* sidedness_mark(Sidedness s);  // "", "---", "+++", ""
 
 struct DiffCompare {  // one row, one non-base side against the base
@@ -117,6 +139,12 @@ struct DiffCompare {  // one row, one non-base side against the base
   // family, verdict "untested", no p, q or interval.
   bool untested = false;
   std::optional<double> ratio;  // new / base; none when base is 0
+  RatioBound ratio_bound = RatioBound::Exact;
+  // A side's cell is unlisted: the change lies in [bounds_lo, bounds_hi] pp
+  // whatever the unlisted share was; delta_pp is the end nearest 0 (0 when
+  // the bounds hold 0), and a test, where there is one, is of that end.
+  bool bounded = false;
+  double bounds_lo = 0, bounds_hi = 0;
   Sidedness sided = Sidedness::Both;
   std::optional<double> work_change_pct;  // events per work, new vs base, in %
   // Events per work judged like the share (with scores, base events > 0):

@@ -48,6 +48,34 @@ bool shown(const DiffRow& row, const DiffOptions& o) {
   return false;
 }
 
+// A share; "≤S" for a row absent from a cut listing (below its last share S).
+std::string share_cell(const DiffCell& c) {
+  return c.unlisted && c.pct == 0 ? "≤" + format_percent(c.pct_max) : format_percent(c.pct);
+}
+
+// Δpp; for a bounded row the end nearest no change, "≥" / "≤" it, or "?"
+// when the bounds hold 0 (it may not have changed at all).
+std::string delta_cell(const DiffCompare& c) {
+  if (!c.bounded) return signed_pp(c.change.delta_pp);
+  if (c.bounds_lo > 0) return "≥" + signed_pp(c.bounds_lo);
+  if (c.bounds_hi < 0) return "≤" + signed_pp(c.bounds_hi);
+  return "?";
+}
+
+std::string ratio_cell(const DiffCompare& c) {
+  switch (c.ratio_bound) {
+    case RatioBound::Exact:
+      return format_fixed(c.ratio.value_or(0), 3);
+    case RatioBound::AtLeast:
+      return "≥" + format_fixed(*c.ratio, 3);
+    case RatioBound::AtMost:
+      return "≤" + format_fixed(*c.ratio, 3);
+    case RatioBound::Unknown:
+      break;
+  }
+  return "-";
+}
+
 std::string display_name(const DiffRow& row, DiffBy by) {
   if (by == DiffBy::Function && row.name == "[unknown]") return "[unknown] in " + row.image;
   return row.name;
@@ -87,7 +115,7 @@ void write_summary(std::ostream& out, const DiffResult& r) {
       row.insert(row.end(), 6, "-");
     }
     row.push_back(s.samples ? format_count(s.samples) : "-");
-    row.push_back(format_count(s.lost));
+    row.push_back(s.listing ? "-" : format_count(s.lost));  // a listing does not say
     table.add_row(std::move(row));
   }
   table.write(out);
@@ -199,15 +227,26 @@ namespace {
 
 void write_matched(std::ostream& out, const DiffResult& r, std::vector<const DiffRow*>& rows) {
   const DiffOptions& o = r.options;
+  bool bounded = false, judged = false;
+  for (size_t s = 1; s < r.labels.size(); ++s) judged |= r.noise[s] != NoiseMethod::None;
+  for (const DiffRow& row : r.rows) {
+    for (const DiffCompare& c : row.vs_base) bounded |= c.bounded;
+  }
   out << "Matched diff against " << r.labels[0] << " (largest |Δpp| first; Δpp = percentage "
-      << "points; ratio +++ only in new, --- only in base)\n";
+      << "points; ratio +++ only in new, --- only in base"
+      << (bounded ? "; ≤S: not in that cut listing, so below its last share S, and Δpp, "
+                    "interval and ratio are bounds over every share it could have had"
+                  : "")
+      << ")\n";
   for (size_t s = 1; s < r.labels.size(); ++s) out << diff_noise_line(r, s) << "\n";
   std::vector<Column> cols = {{r.labels[0] + " %", Align::Right}};
   for (size_t s = 1; s < r.labels.size(); ++s) {
     cols.push_back({r.labels[s] + " %", Align::Right});
     cols.push_back({"Δpp", Align::Right});
-    cols.push_back(
-        {interval_level(side_alpha(r.interval_alpha, s, o.alpha)) + " interval", Align::Right});
+    cols.push_back({r.noise[s] == NoiseMethod::None
+                        ? std::string("bounds")
+                        : interval_level(side_alpha(r.interval_alpha, s, o.alpha)) + " interval",
+                    Align::Right});
     cols.push_back({"ratio", Align::Right});
     cols.push_back({"verdict"});
   }
@@ -224,19 +263,20 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
     for (size_t s = 1; s < r.labels.size(); ++s) {
       all_noise = all_noise && (row.vs_base[s].within_noise || r.noise[s] == NoiseMethod::None);
     }
-    std::vector<std::string> cells = {format_percent(row.cells[0].pct)};
+    std::vector<std::string> cells = {share_cell(row.cells[0])};
     for (size_t s = 1; s < r.labels.size(); ++s) {
       const DiffCompare& c = row.vs_base[s];
       const bool changed = !c.within_noise && r.noise[s] != NoiseMethod::None;
-      cells.push_back(format_percent(row.cells[s].pct));
-      cells.push_back(styled(signed_pp(c.change.delta_pp),
-                             c.change.delta_pp > 0 ? Style::Grew : Style::Shrank,
+      cells.push_back(share_cell(row.cells[s]));
+      cells.push_back(styled(delta_cell(c), c.change.delta_pp > 0 ? Style::Grew : Style::Shrank,
                              o.color && changed));
       // The score interval is asymmetric near 0%: show both ends, not a "±".
-      cells.push_back(std::isfinite(c.change.lo_pp) && std::isfinite(c.change.hi_pp)
+      const bool interval = c.bounded || (r.noise[s] != NoiseMethod::None && !c.untested);
+      cells.push_back(!interval ? "-"
+                      : std::isfinite(c.change.lo_pp) && std::isfinite(c.change.hi_pp)
                           ? "[" + signed_pp(c.change.lo_pp) + ", " + signed_pp(c.change.hi_pp) + "]"
-                          : c.untested ? "-" : "unknown");
-      cells.push_back(c.sided == Sidedness::Both ? format_fixed(c.ratio.value_or(0), 3)
+                          : "unknown");
+      cells.push_back(c.sided == Sidedness::Both ? ratio_cell(c)
                                                  : styled(sidedness_mark(c.sided), Style::OneSided,
                                                           o.color && !all_noise));
       cells.push_back(std::string(verdict_name(c, r.noise[s])) + (row.irq_skid ? " irq-skid" : ""));
@@ -248,7 +288,8 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
   table.write(out);
   out << rows.size() << " of " << r.rows.size() << " rows shown";
   if (o.percent_limit > 0) out << " (--percent-limit " << o.percent_limit << ")";
-  out << "; rows within noise are marked 'noise', not hidden; every row is in --csv/--json\n";
+  if (judged) out << "; rows within noise are marked 'noise', not hidden";
+  out << "; every row is in --csv/--json\n";
 }
 
 void write_work(std::ostream& out, const DiffResult& r) {

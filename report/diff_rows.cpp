@@ -75,6 +75,15 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
     }
   }
   c.pct = mean_of(c.run_pct);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const bool absent = runs[r].samples == 0 && totals[r].cutoff > 0;
+    c.unlisted |= absent;
+    c.samples_max += absent ? totals[r].cutoff : runs[r].samples;
+    c.run_pct_max.push_back(absent ? percent_of(totals[r].cutoff, totals[r].samples)
+                                   : c.run_pct[r]);
+  }
+  c.pct_max = mean_of(c.run_pct_max);
+  if (!c.unlisted) c.run_pct_max.clear();
   if (with_work && epw.size() == runs.size()) {
     c.events_per_work = mean_of(epw);
     c.run_events_per_work = std::move(epw);
@@ -110,6 +119,16 @@ stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
   return stats::fit_run_spread(run_samples, shares);
 }
 
+// An unlisted cell at the top of its bounds (its list's cutoff).
+DiffCell at_most(const DiffCell& c) {
+  if (!c.unlisted) return c;
+  DiffCell m = c;
+  m.pct = c.pct_max;
+  m.samples = c.samples_max;
+  m.run_pct = c.run_pct_max;
+  return m;
+}
+
 }  // namespace
 
 SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
@@ -136,11 +155,27 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     const DiffCell& a = row.cells[0];
     const DiffCell& b = row.cells[s];
     DiffCompare& c = row.vs_base[s];
-    c.sided = a.samples && b.samples ? Sidedness::Both
-              : a.samples            ? Sidedness::OnlyBase
-              : b.samples            ? Sidedness::OnlyNew
-                                     : Sidedness::Neither;
-    if (a.pct > 0) c.ratio = b.pct / a.pct;
+    // An unlisted cell is there, below its list's cutoff: never +++ / ---.
+    const bool in_a = a.samples || a.unlisted, in_b = b.samples || b.unlisted;
+    c.sided = in_a && in_b ? Sidedness::Both
+              : in_a       ? Sidedness::OnlyBase
+              : in_b       ? Sidedness::OnlyNew
+                           : Sidedness::Neither;
+    if (a.unlisted || b.unlisted) {
+      c.bounded = true;
+      c.bounds_lo = b.pct - a.pct_max;
+      c.bounds_hi = b.pct_max - a.pct;
+      const double lo = a.pct_max > 0 ? b.pct / a.pct_max : 0;
+      if (a.pct > 0 && b.pct_max <= a.pct) {
+        c.ratio = b.pct_max / a.pct, c.ratio_bound = RatioBound::AtMost;
+      } else if (a.pct_max > 0 && lo >= 1) {
+        c.ratio = lo, c.ratio_bound = RatioBound::AtLeast;
+      } else {
+        c.ratio_bound = RatioBound::Unknown;
+      }
+    } else if (a.pct > 0) {
+      c.ratio = b.pct / a.pct;
+    }
     if (a.events_per_work && b.events_per_work && *a.events_per_work > 0) {
       c.work_change_pct = 100.0 * (*b.events_per_work / *a.events_per_work - 1.0);
       if (whole > 0) {
@@ -148,22 +183,38 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
       }
     }
     if (c.sided != Sidedness::Neither) {
-      row_totals[i] = a.samples + b.samples;
+      row_totals[i] = a.samples_max + b.samples_max;
       ++levels.screened.rows_with_samples;
     }
   }
   if (method == NoiseMethod::RunVariance) levels.spread = fit_spread(rows, s, totals);
   const bool moderated = method == NoiseMethod::RunVariance && levels.spread.fitted();
+  auto cells_change = [&](const DiffCell& a, const DiffCell& b, double level) {
+    if (!moderated) return share_change(a, b, n0, n1, method, level);
+    const double p = (a.pct + b.pct) / 200;
+    return stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * levels.spread.trend(p),
+                                   levels.spread.prior, level);
+  };
   auto change_at = [&](size_t i, double level) {
     const DiffCell& a = rows[i].cells[0];
     const DiffCell& b = rows[i].cells[s];
+    const DiffCompare& d = rows[i].vs_base[s];
     Change c;
-    if (moderated) {
-      const double p = (a.pct + b.pct) / 200;
-      c = stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * levels.spread.trend(p),
-                                  levels.spread.prior, level);
+    if (!d.bounded) {
+      c = cells_change(a, b, level);
+    } else if (method == NoiseMethod::None) {
+      c.lo_pp = d.bounds_lo, c.hi_pp = d.bounds_hi;
     } else {
-      c = share_change(a, b, n0, n1, method, level);
+      // The two ends: the lowest change (base at its most, new at its
+      // least) and the highest; tested at the one nearer no change.
+      const Change low = cells_change(at_most(a), b, level);
+      const Change high = cells_change(a, at_most(b), level);
+      c.lo_pp = std::min(low.lo_pp, high.lo_pp);
+      c.hi_pp = std::max(low.hi_pp, high.hi_pp);
+      c.p = d.bounds_lo > 0 ? low.p : d.bounds_hi < 0 ? high.p : 1.0;
+    }
+    if (d.bounded) {
+      c.delta_pp = d.bounds_lo > 0 ? d.bounds_lo : d.bounds_hi < 0 ? d.bounds_hi : 0.0;
     }
     clip_share(c);
     return c;

@@ -28,9 +28,13 @@ namespace kprof::diff_detail {
 struct RunTotals {
   uint64_t samples = 0, period = 0;
   double work = 0;  // score x seconds; 0 without scores
+  // A cut top-N listing: its last listed row's samples (a row it does not
+  // list had at most these); 0 for a recording or a whole listing.
+  uint64_t cutoff = 0;
 };
 
-// A row's cell on one side from its per-run counts and the runs' totals.
+// A row's cell on one side from its per-run counts and the runs' totals (a
+// run that is a cut listing and lacks the row makes the cell unlisted).
 DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
                    bool with_work);
 
@@ -42,7 +46,9 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
 // Sampling: Newcombe on the pooled counts; events per work are not judged
 // with one run a side (a change in machine speed moves every row's cost per
 // unit of work alike; overweight_pct says which rows grew more than the
-// whole). Intervals are cut to what a change can be (a share's to
+// whole). A bounded row (DiffCell::unlisted on a side) is judged at the end
+// of its bounds nearest no change, its interval the hull over both ends.
+// Intervals are cut to what a change can be (a share's to
 // [-100, +100] pp, a rate's to at least -100%). Returns the intervals'
 // levels, the screen and the spread.
 struct SideLevels {
