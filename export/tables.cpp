@@ -82,9 +82,9 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
     for (const char* c : {" %", " samples", " period", " pct_at_most"}) head.push_back(l + c);
     if (r.has_work) head.push_back(l + " events_per_work");
     if (s == 0) continue;
-    for (const char* c : {" delta_pp", " ci_lo_pp", " ci_hi_pp", " ci_level", " p", " q", " ratio",
-                          " sided", " verdict", " noise_method", " ratio_bound", " bounds_lo_pp",
-                          " bounds_hi_pp"}) {
+    for (const char* c :
+         {" delta_pp", " ci_lo_pp", " ci_hi_pp", " ci_level", " p", " q", " ratio", " sided",
+          " verdict", " noise_method", " ratio_bound", " bounds_lo_pp", " bounds_hi_pp"}) {
       head.push_back(l + c);
     }
     if (r.has_work) {
@@ -113,7 +113,8 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
       const DiffCompare& d = row.vs_base[s];
       f.push_back(csv_num(d.change.delta_pp));
       if (judged(d, r.noise[s])) {
-        for (double v : {d.change.lo_pp, d.change.hi_pp, 1 - r.interval_alpha[s], d.change.p, d.q}) {
+        for (double v :
+             {d.change.lo_pp, d.change.hi_pp, 1 - r.interval_alpha[s], d.change.p, d.q}) {
           f.push_back(csv_num(v));
         }
       } else {

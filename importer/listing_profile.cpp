@@ -50,8 +50,8 @@ Profile listing_profile(TableListing listing, const std::string& name) {
   if (whole > listed) {
     Histogram& h = listing.histogram;
     h.images.push_back({kNotListed, ""});
-    h.rows.push_back({static_cast<uint32_t>(h.images.size() - 1), kNotListed, Mode::Unknown,
-                      whole - listed, 0});
+    h.rows.push_back(
+        {static_cast<uint32_t>(h.images.size() - 1), kNotListed, Mode::Unknown, whole - listed, 0});
   }
   p.histogram = std::move(listing.histogram);
   p.status.complete = true;

@@ -278,7 +278,8 @@ std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
   return rows;
 }
 
-// A cut top-N listing (what it left out is one kNotListed row): the fewest samples a listed row has; else 0.
+// A cut top-N listing (what it left out is one kNotListed row): the fewest samples a listed row
+// has; else 0.
 uint64_t listing_cutoff(const DiffRun& run) {
   if (!listing_format(run.run.source_format)) return 0;
   const Histogram& h = run.histogram;

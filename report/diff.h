@@ -128,7 +128,7 @@ enum class Sidedness { Both, OnlyBase, OnlyNew, Neither };
 // in a cut listing, DiffCell::unlisted).
 enum class RatioBound { Exact, AtLeast, AtMost, Unknown };
 const char* ratio_bound_name(RatioBound b);  // "", "at least", "at most", "unknown"
-const char* sidedness_mark(Sidedness s);  // "", "---", "+++", ""
+const char* sidedness_mark(Sidedness s);     // "", "---", "+++", ""
 
 struct DiffCompare {  // one row, one non-base side against the base
   Change change;      // delta, interval, p

@@ -31,7 +31,8 @@ std::string interval_level(double alpha) {
   const double level = 100 * (1 - alpha);
   std::string s = printf_string("%.4g", level);
   if (level < 100 && (s == "100" || s.find('e') != std::string::npos)) {
-    const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(100 * alpha))), 1, 15);
+    const int decimals =
+        std::clamp(2 - static_cast<int>(std::floor(std::log10(100 * alpha))), 1, 15);
     s = format_fixed(level, decimals);
   }
   return s + "%";

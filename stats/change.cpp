@@ -152,8 +152,8 @@ Change moderated_change(const Sides<std::span<const double>>& runs, double trend
     c.hi_pp = kInf;
     return c;
   }
-  const double se = std::sqrt(var * (1.0 / static_cast<double>(base.size()) +
-                                     1.0 / static_cast<double>(next.size())));
+  const double se = std::sqrt(
+      var * (1.0 / static_cast<double>(base.size()) + 1.0 / static_cast<double>(next.size())));
   if (!(se > 0)) {
     c.lo_pp = c.hi_pp = c.delta_pp;
     c.p = c.delta_pp == 0 ? 1 : 0;

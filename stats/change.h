@@ -14,15 +14,20 @@
 //   includes 0, so the two always agree, even for a handful of draws. This
 //   ignores run-to-run variation (placement, frequency, cache luck), which
 //   is usually larger: the verdict says so.
-// - two or more runs per side, run-to-run variance: Welch's t on the per-run
-//   values (Welch 1947, Biometrika 34:28-35) with the Welch–Satterthwaite
-//   degrees of freedom (Satterthwaite 1946, Biometrics Bulletin 2:110-114):
-//   interval and two-sided p. Held to the pooled counts' sampling statistics
-//   too (two or three runs can spread less than sampling alone makes them):
-//   the larger p of the two — an intersection–union test (Berger 1982,
-//   Technometrics 24:295-300), which rejects only when both do and keeps the
-//   level — and an interval holding both intervals, so interval and verdict
-//   still agree.
+// - two or more runs per side, run-to-run variance, with rows enough to fit
+//   how one run's share spreads (stats/power.h's RunSpread): the moderated
+//   t (moderated_change; Smyth 2004, Stat. Appl. Genet. Mol. Biol. 3:3),
+//   each row's pooled within-side variance shrunk toward that fit, with the
+//   prior's degrees of freedom added. Not held to binomial sampling: timer
+//   samples spread less than binomial, and the fit measures how much.
+// - the same with too few rows to fit: Welch's t on the per-run values
+//   (Welch 1947, Biometrika 34:28-35) with the Welch–Satterthwaite degrees
+//   of freedom (Satterthwaite 1946, Biometrics Bulletin 2:110-114), held to
+//   the pooled counts' sampling statistics too: the larger p of the two — an
+//   intersection–union test (Berger 1982, Technometrics 24:295-300) — and an
+//   interval holding both, so interval and verdict still agree.
+// - one run per side that knows its own burstiness (per-slice counts):
+//   dispersed_change, the counts divided by their dispersion.
 // Rates (events per unit of exposure, e.g. per unit of work):
 // - one run per side: given the k1 + k2 events, k2 is binomial with
 //   pi0 = w2 / (w1 + w2) when both sides have the same rate (the conditional

@@ -325,8 +325,8 @@ double run_variance_floor_pp(double share_pct, const RunSpread& spread, const Si
 double moderated_power(double d, double variance, const Sides<size_t>& runs, double df,
                        double alpha_row) {
   if (runs.base < 1 || runs.next < 1) return 0;
-  const double se = std::sqrt(variance * (1.0 / static_cast<double>(runs.base) +
-                                          1.0 / static_cast<double>(runs.next)));
+  const double se = std::sqrt(
+      variance * (1.0 / static_cast<double>(runs.base) + 1.0 / static_cast<double>(runs.next)));
   if (!(se > 0)) return d > 0 ? 1 : 0;
   const double lambda = d / se;
   if (!std::isfinite(df) || df > 1e7) {

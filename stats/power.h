@@ -24,31 +24,30 @@
 //   (exactly, to first order).
 // - Run-to-run variance (both sides >= 2 runs): the variance of one run's
 //   share p (a fraction) is modelled as var(p) = a p (1 - p) + b p^2 (1 - p)^2
-//   (RunSpread): a p (1 - p) is sampling, a = the mean of 1 / samples over
-//   the runs (known from the counts, not fitted); b p^2 (1 - p)^2 is
-//   run-to-run jitter on the logit scale (a lognormal factor on a row's
-//   weight, renormalized, moves its share by p (1 - p) times the factor's
-//   sigma). b >= 0 is fitted across the rows present on both sides by
-//   iteratively reweighted least squares on the rows' within-side pooled
-//   variances (weights df / var^2: each row's relative error counts alike).
-//   The power of Welch's test for a growth from P to P + d with r1, r2 runs
-//   is then computed for normal per-run shares, integrating over both sides'
-//   sample variances: given them, the mean difference is normal and
-//   independent, so the power is the mean over the variances' joint
-//   distribution of Phi((d - t(alpha / m, df) SE^) / SE), where each draw
-//   gives Welch's own SE^ and Welch–Satterthwaite df. The integral is over
-//   40 x 40 equiprobable points, the midpoint quantiles (i + 0.5) / 40 of
-//   chi2(r - 1) / (r - 1) on each side (Boost.Math's chi_squared quantile),
-//   and t(alpha / m, df) is tabulated over Welch's df range (64 points, log
-//   t linear in log df). So the random, often small df that decides
-//   few-run tests is counted, not a plug-in df (with one, the diff found
-//   1.25x the floor only 77% of the time at 4 runs a side in
-//   tests/diff/detect_test.cpp's simulation). The floor is the smallest d
-//   with the power asked for; with few runs and a large spread there may be
-//   none below 100% (t(2.5e-4, 2) is 63): the floor is then infinite
-//   ("beyond reach"). Where one row's growth shrinks many others measurably
-//   (a big row), BH gains from their discoveries and the floor is
-//   conservative.
+//   (RunSpread): a p (1 - p) is sampling, b p^2 (1 - p)^2 run-to-run jitter
+//   on the logit scale (a lognormal factor on a row's weight, renormalized,
+//   moves its share by p (1 - p) times the factor's sigma). Both are fitted
+//   (>= 0) across the rows present on both sides by iteratively reweighted
+//   least squares on the rows' within-side pooled variances (weights df /
+//   var^2: each row's relative error counts alike). a is fitted, not taken
+//   as binomial's mean 1 / samples: timer samples at fixed intervals spread
+//   less than binomial (165 one-second runs of a 30% row: SD 0.24 pp where
+//   binomial says 0.65), so a may fall below it; it is capped at binomial's,
+//   which a burstier spread reaches through b. The rows' variances about
+//   the fit give the moderated t's prior (stats/moderation.h, limma's
+//   fitFDist). With kMinSpreadRows rows or more the floor is the moderated
+//   t's power: the noncentral t with df r1 + r2 - 2 + d0 and noncentrality
+//   d / sqrt(var (1/r1 + 1/r2)) (Boost.Math's non_central_t); with fewer,
+//   Welch's power for normal per-run shares, integrated over both sides'
+//   sample variances (40 x 40 equiprobable points of chi2(r - 1) / (r - 1);
+//   given them, the mean difference is normal and independent, so the power
+//   is the mean of Phi((d - t(alpha / m, df) SE^) / SE) with each draw's own
+//   SE^ and Welch–Satterthwaite df), so the random, often small df that
+//   decides few-run tests is counted, not a plug-in df. The floor is the
+//   smallest d with the power asked for; with few runs and a large spread
+//   there may be none below 100%: the floor is then infinite ("beyond
+//   reach"). Where one row's growth shrinks many others measurably (a big
+//   row), BH gains from their discoveries and the floor is conservative.
 // Normal and t quantiles: stats/distributions.h.
 #pragma once
 
@@ -79,8 +78,8 @@ struct RunSpread {
   double binomial_a = 0;  // what binomial sampling makes a: the mean over runs of 1 / samples
   size_t rows = 0;        // rows a and b were fitted over
   VariancePrior prior;    // of the rows' variances about var(p) (stats/moderation.h)
-  double trend(double p) const;  // a p (1 - p) + b p^2 (1 - p)^2, fraction^2
-  double var(double p) const;    // one run's variance: trend(p) times the prior's scale
+  double trend(double p) const;          // a p (1 - p) + b p^2 (1 - p)^2, fraction^2
+  double var(double p) const;            // one run's variance: trend(p) times the prior's scale
   double sd_pp(double share_pct) const;  // the SD of one run's share, in pp
   // Whether there were rows enough to fit a and b and the prior (kMinSpreadRows):
   // tests use the moderated t; else Welch held to the pooled counts.
@@ -107,8 +106,9 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
 // (summed over runs); +inf when none up to 100% is, or a side has none.
 double sampling_floor_pp(double share_pct, const Sides<uint64_t>& samples, const FloorTest& test);
 
-// The same by Welch's test with `runs` a side whose shares spread as
-// `spread` says; +inf with fewer than 2 runs a side. One floor per share
+// The same by the test the verdicts use with `runs` a side whose shares
+// spread as `spread` says (moderated t when spread.fitted(), else Welch);
+// +inf with fewer than 2 runs a side. One floor per share
 // (they share the work of setting up the test).
 std::vector<double> run_variance_floors_pp(std::span<const double> shares_pct,
                                            const RunSpread& spread, const Sides<size_t>& runs,

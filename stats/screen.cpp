@@ -33,8 +33,8 @@ Screen screen_rows(std::span<const uint64_t> totals, const Sides<uint64_t>& n, d
   double cut = alpha;
   for (size_t k = 1; k <= sorted.size(); ++k) {
     const double level = alpha / static_cast<double>(k);
-    const size_t m = static_cast<size_t>(
-        std::upper_bound(sorted.begin(), sorted.end(), level) - sorted.begin());
+    const size_t m =
+        static_cast<size_t>(std::upper_bound(sorted.begin(), sorted.end(), level) - sorted.begin());
     if (m <= k) {
       cut = level;
       break;
