@@ -38,8 +38,8 @@ Profile listing_profile(TableListing listing, const std::string& name) {
   // 100% by more than a millionth a row is a cut list).
   if (listing.has_counts && !listing.total && listing.listed_share > 0 &&
       listing.listed_share + rows < 1000000) {
-    whole = static_cast<uint64_t>(std::llround(static_cast<double>(listed) * 1e6 /
-                                               static_cast<double>(listing.listed_share)));
+    const double w = static_cast<double>(listed) * 1e6 / static_cast<double>(listing.listed_share);
+    if (w < 9e18) whole = static_cast<uint64_t>(std::llround(w));  // else: no total (bad input)
   }
   if (listing.has_counts) {
     Summary sm;
