@@ -1,0 +1,544 @@
+#!/usr/bin/env python3
+"""Parsing and statistics for bench/verdicts.sh (python3 standard library only).
+
+  verdicts.py shares KPROF POOL_DIR
+      the mean share of kprof_cold over the pool's recordings (kprof report --csv)
+  verdicts.py plan KPROF WORK BASE_POOL BASE_FACTOR PILOTS
+      --plan on PILOTS disjoint A/A pilot comparisons (1 vs 1 and 3 vs 3) of
+      BASE_POOL; writes WORK/floor.txt (the text) and WORK/floor.json (floors
+      and the COLD_FACTORs that make kprof_cold's share change 1.25x and 0.5x
+      the median printed floor); prints the four factors as NAME=FACTOR lines
+  verdicts.py analyse KPROF WORK COMPARISONS SEED
+      every comparison of the run; the results text on stdout
+
+Pools are folders WORK/pool-NAME/*.kprof. A comparison's verdicts come from
+`kprof diff ... --csv` (one row per function: new verdict, new delta_pp,
+new ci_lo_pp, new ci_hi_pp, new ci_level); a row is flagged when its verdict
+is not 'noise' or 'untested'.
+"""
+import collections
+import csv
+import glob
+import json
+import math
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+COLD = "kprof_cold"
+HOT = "kprof_hot"
+QUIET = ("noise", "untested")  # verdicts that flag nothing
+Z95 = 1.959963984540054
+
+
+# ---------------------------------------------------------------- statistics
+
+def wilson(k, n, z=Z95):
+    """95% Wilson score interval of k successes in n, in %."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (100 * max(0.0, c - h), 100 * min(1.0, c + h))
+
+
+def rate(k, n):
+    """'k / n = x% (95% Wilson a-b%)'"""
+    if n == 0:
+        return "0 / 0"
+    lo, hi = wilson(k, n)
+    return "%d / %d = %.1f%% (95%% Wilson %.1f-%.1f%%)" % (k, n, 100 * k / n, lo, hi)
+
+
+# ---------------------------------------------------------------- kprof
+
+def pool(work, name):
+    return sorted(glob.glob(os.path.join(work, "pool-" + name, "*.kprof")))
+
+
+def report_rows(kprof, path):
+    """(rows of `kprof report --csv`, total samples) of one recording."""
+    out = subprocess.run([kprof, "report", path, "--top", "0", "--csv", "-"],
+                         check=True, capture_output=True, text=True).stdout
+    rows = list(csv.DictReader(out.splitlines()))
+    return rows, sum(int(r["samples"]) for r in rows)
+
+
+def share_of(rows, total, function):
+    if not total:
+        return float("nan")
+    return 100 * sum(int(r["samples"]) for r in rows if r["function"] == function) / total
+
+
+_report_cache = {}
+
+
+def recording(kprof, path):
+    """{'rows': n, 'samples': n, 'cold': %, 'hot': %} of one recording (cached)."""
+    if path not in _report_cache:
+        rows, total = report_rows(kprof, path)
+        _report_cache[path] = {"rows": len(rows), "samples": total,
+                               "cold": share_of(rows, total, COLD),
+                               "hot": share_of(rows, total, HOT)}
+    return _report_cache[path]
+
+
+def mean_share(kprof, files, key="cold"):
+    return statistics.fmean(recording(kprof, f)[key] for f in files)
+
+
+def diff_args(a, b):
+    """kprof diff positionals: 'A B' for 1 vs 1, 'A1 A2 -- B1 B2' otherwise."""
+    return list(a) + list(b) if len(a) == 1 and len(b) == 1 else list(a) + ["--"] + list(b)
+
+
+def run_diff(kprof, a, b):
+    """Rows of `kprof diff A -- B --csv`, as dicts with the new side's columns."""
+    with tempfile.NamedTemporaryFile(suffix=".csv") as tmp:
+        cmd = [kprof, "diff"] + diff_args(a, b) + ["--top", "1", "--csv", tmp.name,
+                                                   "--label", "base", "--label", "new"]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            sys.exit("verdicts.py: %s failed (%d): %s" % (" ".join(cmd), res.returncode,
+                                                          res.stderr.strip()[-500:]))
+        with open(tmp.name, newline="") as f:
+            raw = list(csv.DictReader(f))
+    rows = []
+    for r in raw:
+        def num(col):
+            v = r.get("new " + col, "")
+            return float(v) if v not in ("", None) else None
+        rows.append({"name": r["name"], "image": r["image"], "irq_skid": r.get("irq_skid") == "yes",
+                     "verdict": r["new verdict"], "sided": r.get("new sided", ""),
+                     "method": r.get("new noise_method", ""),
+                     "delta": num("delta_pp"), "lo": num("ci_lo_pp"), "hi": num("ci_hi_pp"),
+                     "level": num("ci_level"), "q": num("q")})
+    return rows
+
+
+def find_row(rows, function):
+    for r in rows:
+        if r["name"] == function and "kprof_prog_hotcold" in r["image"]:
+            return r
+    return None
+
+
+FLOOR_LINE = re.compile(r"a ([0-9.]+)% row: (?:±([0-9.]+) pp|(beyond reach))")
+
+
+def run_plan(kprof, a, b):
+    """(text, {share%: floor pp or inf}, rows tested) of `kprof diff A -- B --plan`."""
+    cmd = [kprof, "diff"] + diff_args(a, b) + ["--plan", "--label", "base", "--label", "new"]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit("verdicts.py: %s failed: %s" % (" ".join(cmd), res.stderr.strip()[-500:]))
+    text = res.stdout
+    floors = {}
+    for m in FLOOR_LINE.finditer(text):
+        floors[float(m.group(1))] = math.inf if m.group(3) else float(m.group(2))
+    tested = re.search(r"samples, ([0-9,]+) rows, FDR", text)
+    return text, floors, int(tested.group(1).replace(",", "")) if tested else None
+
+
+# ---------------------------------------------------------------- comparisons
+
+def aa_comparisons(files, k, n, rng):
+    """n A/A comparisons of k vs k runs from one pool, in rounds: each round
+    shuffles the pool and cuts it into disjoint groups of 2k (no recording on
+    both sides of a comparison, none in two comparisons of one round)."""
+    per_round = len(files) // (2 * k)
+    if per_round == 0:
+        return []
+    out = []
+    rnd = 0
+    while len(out) < n:
+        order = files[:]
+        rng.shuffle(order)
+        for g in range(per_round):
+            if len(out) == n:
+                break
+            grp = order[2 * k * g:2 * k * (g + 1)]
+            out.append((grp[:k], grp[k:], rnd))
+        rnd += 1
+    return out
+
+
+def ab_comparisons(a_files, b_files, k, n, rng, shuffle_first=True):
+    """n comparisons of k A runs vs k B runs, in rounds of disjoint groups."""
+    per_round = min(len(a_files), len(b_files)) // k
+    if per_round == 0:
+        return []
+    out = []
+    rnd = 0
+    while len(out) < n:
+        a, b = a_files[:], b_files[:]
+        if rnd or shuffle_first:
+            rng.shuffle(a)
+            rng.shuffle(b)
+        for g in range(per_round):
+            if len(out) == n:
+                break
+            out.append((a[k * g:k * (g + 1)], b[k * g:k * (g + 1)], rnd))
+        rnd += 1
+    return out
+
+
+def reuse_note(comps, n_files):
+    """How the comparisons share recordings."""
+    if not comps:
+        return "no comparisons"
+    rounds = max(c[2] for c in comps) + 1
+    uses = collections.Counter(f for a, b, _ in comps for f in a + b)
+    first = sum(1 for c in comps if c[2] == 0)
+    if rounds == 1:
+        return "%d comparisons, all disjoint (%d of %d recordings used)" % (
+            len(comps), len(uses), n_files)
+    return ("%d comparisons from %d recordings in %d rounds: within a round disjoint, across "
+            "rounds they share recordings (each used %d-%d times); round 1 alone: %d disjoint" %
+            (len(comps), n_files, rounds, min(uses.values()), max(uses.values()), first))
+
+
+# ---------------------------------------------------------------- plan
+
+def factor_for(base_factor, base_share, target_share):
+    """COLD_FACTOR that moves kprof_cold from base_share to target_share (%):
+    kprof_cold's samples over the rest scale with the factor (odds)."""
+    if not 0 < target_share < 100:
+        return None
+    odds = lambda s: s / (100 - s)
+    return base_factor * odds(target_share) / odds(base_share)
+
+
+def cmd_plan(kprof, work, base_pool, base_factor, pilots):
+    base_factor, pilots = float(base_factor), int(pilots)
+    files = pool(work, base_pool)
+    base_share = mean_share(kprof, files)
+    rng = random.Random(22)
+    lines = ["pilots: A/A comparisons of pool %s (COLD_FACTOR %g, %d recordings, kprof_cold "
+             "mean share %.2f%%); --plan's floor at the printed share nearest it" %
+             (base_pool, base_factor, len(files), base_share)]
+    result = {"base_share": base_share, "base_factor": base_factor, "kinds": {}}
+    factors = {}
+    for k in (1, 3):
+        comps = aa_comparisons(files, k, pilots, rng)
+        comps = [c for c in comps if c[2] == 0] or comps  # disjoint where the pool allows
+        got = []
+        at = None
+        for a, b, _ in comps:
+            text, floors, tested = run_plan(kprof, a, b)
+            if not floors:
+                sys.exit("verdicts.py: no floor in --plan output:\n" + text)
+            at = min(floors, key=lambda s: abs(s - base_share))
+            got.append(floors[at])
+            printed = "   ".join("%g%%: %s" % (s, "beyond reach" if math.isinf(v) else
+                                                 "±%g pp" % v) for s, v in sorted(floors.items()))
+            lines.append("  %dv%d pilot (%d rows tested): %s" % (k, k, tested or 0, printed))
+        finite = [g for g in got if math.isfinite(g)]
+        floor = statistics.median(got) if got else math.inf
+        kind = {"pilots": len(got), "share_at": at, "floor": floor, "floors": got}
+        lines.append("  %dv%d floor for a %g%% row: median %s over %d pilots%s" % (
+            k, k, at or 0, "beyond reach" if math.isinf(floor) else "±%.2f pp" % floor, len(got),
+            "" if len(finite) == len(got) else " (%d beyond reach)" % (len(got) - len(finite))))
+        if math.isfinite(floor):
+            for tag, mult in (("hi", 1.25), ("lo", 0.5)):
+                f = factor_for(base_factor, base_share, base_share + mult * floor)
+                if f is not None:
+                    factors["%d%s" % (k, tag)] = f
+                    kind[tag] = {"mult": mult, "target_delta": mult * floor, "factor": f}
+                    lines.append("    %.2fx the floor = +%.2f pp -> COLD_FACTOR %.3f" %
+                                 (mult, mult * floor, f))
+                else:
+                    lines.append("    %.2fx the floor = +%.2f pp: no share can do that" %
+                                 (mult, mult * floor))
+        result["kinds"][str(k)] = kind
+    result["text"] = lines
+    with open(os.path.join(work, "floor.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    for name, f in sorted(factors.items()):
+        print("%s=%.4f" % (name, f))
+
+
+# ---------------------------------------------------------------- analyse
+
+class Out:
+    def __init__(self):
+        self.lines = []
+
+    def __call__(self, s=""):
+        self.lines.append(s)
+        print(s, flush=True)
+
+
+def flagged_rows(rows):
+    return [r for r in rows if r["verdict"] not in QUIET]
+
+
+def unknown_verdicts(all_rows):
+    return collections.Counter(r["verdict"] for r in all_rows
+                               if r["verdict"] not in ("noise", "untested", "changed"))
+
+
+def aa_section(out, kprof, label, files, comps, seen_verdicts):
+    flagged = 0
+    flagged_first = n_first = 0
+    names = collections.Counter()
+    n_skid = n_rows_flagged = 0
+    rows_n, tested_n = [], []
+    cover = [0, 0]  # kprof_cold's interval contains 0 (the true change of an A/A)
+    for a, b, rnd in comps:
+        rows = run_diff(kprof, a, b)
+        seen_verdicts.update(r["verdict"] for r in rows)
+        rows_n.append(len(rows))
+        tested_n.append(sum(1 for r in rows if r["verdict"] != "untested"))
+        fl = flagged_rows(rows)
+        hit = bool(fl)
+        flagged += hit
+        if rnd == 0:
+            n_first += 1
+            flagged_first += hit
+        for r in fl:
+            names[r["name"][:60]] += 1
+            n_rows_flagged += 1
+            n_skid += r["irq_skid"]
+        c = find_row(rows, COLD)
+        if c and c["lo"] is not None and c["verdict"] != "untested":
+            cover[1] += 1
+            cover[0] += c["lo"] <= 0 <= c["hi"]
+    k = len(comps[0][0]) if comps else 0
+    out("  %s, %dv%d: any row flagged in %s" % (label, k, k, rate(flagged, len(comps))))
+    if comps and comps[-1][2] > 0:
+        out("      round 1 alone (disjoint comparisons): %s" % rate(flagged_first, n_first))
+    out("      rows per diff: median %d (min %d, max %d); tested (not untested): median %d" % (
+        statistics.median(rows_n), min(rows_n), max(rows_n), statistics.median(tested_n)))
+    if names:
+        out("      %d flagged rows (%d irq-skid); most often: %s" % (
+            n_rows_flagged, n_skid, ", ".join("%s x%d" % kv for kv in names.most_common(5))))
+    if cover[1]:
+        out("      kprof_cold's interval contains 0 in %s" % rate(*cover))
+    out("      %s" % reuse_note(comps, len(files)))
+    return flagged, len(comps)
+
+
+def planted_section(out, kprof, label, comps, true_delta, coverage, seen_verdicts,
+                    function=COLD, others_line=True):
+    """Fraction of comparisons where `function` is changed in the direction of
+    true_delta; its interval's coverage of true_delta (into `coverage`). Rows
+    flagged besides kprof_cold and kprof_hot (whose share moves the other
+    way) are counted apart."""
+    found = untested = wrong = 0
+    levels, deltas = [], []
+    cov = [0, 0]
+    others = collections.Counter()
+    n_other = 0
+    for a, b, _ in comps:
+        rows = run_diff(kprof, a, b)
+        seen_verdicts.update(r["verdict"] for r in rows)
+        r = find_row(rows, function)
+        fl = [x for x in flagged_rows(rows) if x["name"] not in (COLD, HOT)]
+        n_other += bool(fl)
+        for x in fl:
+            others[x["name"][:60]] += 1
+        if r is None or r["verdict"] == "untested":
+            untested += 1
+            continue
+        deltas.append(r["delta"])
+        if r["verdict"] not in QUIET:
+            if (r["delta"] > 0) == (true_delta > 0):
+                found += 1
+            else:
+                wrong += 1
+        if r["lo"] is not None:
+            cov[1] += 1
+            cov[0] += r["lo"] <= true_delta <= r["hi"]
+            levels.append(r["level"])
+    k = len(comps[0][0]) if comps else 0
+    out("  %s, %dv%d: %s flagged in the right direction in %s" % (
+        label, k, k, function, rate(found, len(comps))))
+    extra = []
+    if wrong:
+        extra.append("%d flagged the wrong way" % wrong)
+    if untested:
+        extra.append("%d untested or absent" % untested)
+    if deltas:
+        extra.append("printed Δ mean %+.2f pp (SD %.2f) against true %+.2f pp" % (
+            statistics.fmean(deltas), statistics.pstdev(deltas), true_delta))
+    if extra:
+        out("      " + "; ".join(extra))
+    if n_other and others_line:
+        out("      some other row flagged in %d of %d (%s)" % (
+            n_other, len(comps), ", ".join("%s x%d" % kv for kv in others.most_common(4))))
+    if cov[1]:
+        out("      interval contains the true change in %s; printed level %s" % (
+            rate(*cov), level_text(levels)))
+        coverage.append((label, k, cov[0], cov[1], levels))
+    return found, len(comps)
+
+
+def level_text(levels):
+    if not levels:
+        return "-"
+    lo, hi, md = min(levels), max(levels), statistics.median(levels)
+    if hi - lo < 1e-9:
+        return "%.4g%%" % (100 * md)
+    return "median %.4g%% (%.4g-%.4g%%)" % (100 * md, 100 * lo, 100 * hi)
+
+
+def pool_line(kprof, name, files, factor=None):
+    recs = [recording(kprof, f) for f in files]
+    cold = [r["cold"] for r in recs]
+    s = "  pool %-8s %3d recordings" % (name, len(files))
+    if factor is not None:
+        s += ", COLD_FACTOR %-6s" % ("%.3f" % factor)
+    s += ": samples median %d" % statistics.median(r["samples"] for r in recs)
+    if any(cold):
+        s += "; kprof_cold share mean %.3f%% (SD %.3f pp)" % (
+            statistics.fmean(cold), statistics.stdev(cold) if len(cold) > 1 else 0)
+    return s
+
+
+def cmd_analyse(kprof, work, comparisons, seed):
+    n = int(comparisons)
+    rng = random.Random(int(seed))
+    out = Out()
+    with open(os.path.join(work, "settings.json")) as f:
+        settings = json.load(f)
+    seen = collections.Counter()
+    coverage = []
+
+    hc_a, hc_b = pool(work, "hcA"), pool(work, "hcB")
+    fa, fb = settings["factor_a"], settings["factor_b"]
+    out("== pools (one recording each: kprof record -F %s, %s s of kprof_prog_hotcold; compile: "
+        "-F %s, %s s)" % (settings["hc_freq"], settings["hc_seconds"], settings["c_freq"],
+                          settings["c_seconds"]))
+    out(pool_line(kprof, "hcA", hc_a, fa))
+    out(pool_line(kprof, "hcB", hc_b, fb))
+    c_aa, c_a, c_b = pool(work, "cAA"), pool(work, "cA"), pool(work, "cB")
+    out("  compile recordings: %s; cAA: the loop alone (the A/A); cA / cB: with "
+        "kprof_prog_hotcold %s s at COLD_FACTOR %s / %s beside it (the planted change)" % (
+            settings["compile_desc"], settings["c_side_seconds"], settings["c_factor_a"],
+            settings["c_factor_b"]))
+    for name, files, f in (("cAA", c_aa, None), ("cA", c_a, settings["c_factor_a"]),
+                           ("cB", c_b, settings["c_factor_b"])):
+        if files:
+            out(pool_line(kprof, name, files, f))
+            rows = [recording(kprof, x)["rows"] for x in files]
+            out("      rows per profile (kprof report --csv): median %d, min %d, max %d" % (
+                statistics.median(rows), min(rows), max(rows)))
+
+    # 1. A/A
+    out()
+    out("== 1. A/A: some row flagged (verdict not noise/untested); goal <= 5%, upper bound < 10%")
+    for label, files in (("hot-cold %g/%g" % (fa, fa), hc_a), ("compile loop", c_aa)):
+        for k in (1, 3):
+            comps = aa_comparisons(files, k, n, rng)
+            if comps:
+                aa_section(out, kprof, label, files, comps, seen)
+            else:
+                out("  %s, %dv%d: pool too small" % (label, k, k))
+
+    # 2. power
+    true_hc = mean_share(kprof, hc_b) - mean_share(kprof, hc_a)
+    out()
+    out("== 2. power: kprof_cold COLD_FACTOR %g -> %g (true Δ %+.3f pp, from the pools' mean "
+        "shares); goal >= 80%% at 3v3" % (fa, fb, true_hc))
+    for k in (1, 3):
+        comps = ab_comparisons(hc_a, hc_b, k, n, rng, shuffle_first=False)
+        planted_section(out, kprof, "hot-cold", comps, true_hc, coverage, seen)
+        out("      %s" % reuse_note(comps, len(hc_a) + len(hc_b)))
+    if c_a and c_b:
+        true_c = mean_share(kprof, c_b) - mean_share(kprof, c_a)
+        true_h = mean_share(kprof, c_b, "hot") - mean_share(kprof, c_a, "hot")
+        out("  compile-like profile: kprof_cold true Δ %+.3f pp, kprof_hot %+.3f pp" %
+            (true_c, true_h))
+        for k in (1, 3):
+            per_round = min(len(c_a), len(c_b)) // k
+            comps = ab_comparisons(c_a, c_b, k, per_round, rng)
+            if not comps:
+                out("  compile, %dv%d: pools too small" % (k, k))
+                continue
+            planted_section(out, kprof, "compile", comps, true_c, coverage, seen)
+            planted_section(out, kprof, "compile", comps, true_h, [], seen, function=HOT,
+                            others_line=False)
+            out("      %s" % reuse_note(comps, len(c_a) + len(c_b)))
+
+    # 3. floor
+    out()
+    out("== 3. floor prediction: found >= 80% at 1.25x the printed floor, <= 20% at 0.5x")
+    fl_path = os.path.join(work, "floor.json")
+    if os.path.exists(fl_path):
+        with open(fl_path) as f:
+            fl = json.load(f)
+        for line in fl["text"]:
+            out("  " + line)
+        base = pool(work, "fl0")
+        base_share = mean_share(kprof, base)
+        out(pool_line(kprof, "fl0", base, fl["base_factor"]))
+        out("  (the comparisons below pair fl0, the pilots' pool, with each target pool)")
+        for k in (1, 3):
+            kind = fl["kinds"].get(str(k), {})
+            for tag in ("hi", "lo"):
+                if tag not in kind:
+                    continue
+                files = pool(work, "fl%d%s" % (k, tag))
+                if not files:
+                    continue
+                true = mean_share(kprof, files) - base_share
+                floor = kind["floor"]
+                out(pool_line(kprof, "fl%d%s" % (k, tag), files, kind[tag]["factor"]))
+                out("    %dv%d at %.2fx the floor (aimed +%.2f pp): true Δ %+.3f pp = %.2fx the "
+                    "floor" % (k, k, kind[tag]["mult"], kind[tag]["target_delta"], true,
+                               true / floor))
+                comps = ab_comparisons(base, files, k, n, rng)
+                planted_section(out, kprof, "floor %.2fx" % kind[tag]["mult"], comps, true,
+                                coverage, seen)
+                out("      %s" % reuse_note(comps, len(base) + len(files)))
+    else:
+        out("  (no floor.json: the plan step did not run)")
+
+    # 4. coverage
+    out()
+    out("== 4. interval coverage of the true change (kprof_cold, planted changes; true = difference "
+        "of the pools' mean shares)")
+    for label, k, c, m, levels in coverage:
+        out("  %-14s %dv%d: %s; printed level %s" % (label, k, k, rate(c, m), level_text(levels)))
+    tot_c = sum(c[2] for c in coverage)
+    tot_m = sum(c[3] for c in coverage)
+    all_levels = [l for c in coverage for l in c[4]]
+    out("  all            : %s; printed level %s" % (rate(tot_c, tot_m), level_text(all_levels)))
+    out("  (comparisons that share recordings are not independent: intervals on rates are "
+        "then narrower than they should be)")
+
+    out()
+    out("verdict values seen: %s" % ", ".join("%s x%d" % kv for kv in seen.most_common()))
+    odd = [v for v in seen if v not in ("noise", "untested", "changed")]
+    if odd:
+        out("  not noise/untested/changed (counted as flagged): %s" % ", ".join(odd))
+
+
+def cmd_shares(kprof, pool_dir):
+    files = sorted(glob.glob(os.path.join(pool_dir, "*.kprof")))
+    print("%.4f" % mean_share(kprof, files))
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "shares" and len(args) == 2:
+        cmd_shares(*args)
+    elif cmd == "plan" and len(args) == 5:
+        cmd_plan(*args)
+    elif cmd == "analyse" and len(args) == 4:
+        cmd_analyse(*args)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The goals of issue 22 (diff verdicts on real recordings), measured on pools
+# of real recordings, no simulation:
+#   1. A/A: how often some row is flagged (verdict not noise/untested), over
+#      COMPARISONS comparisons each of 1 vs 1 and 3 vs 3, on the hot-cold test
+#      program (COLD_FACTOR 1.3 both sides) and on a compile loop (g++ -O2 -c
+#      of a preprocessed repo file, again and again, pool cAA) with >= 1,500
+#      rows;
+#   2. power: hot-cold COLD_FACTOR 1.3 against 1.43 (kprof_cold 10% slower,
+#      ~+2 pp), how often kprof_cold is flagged in the right direction; and a
+#      change planted in the compile profile: kprof_prog_hotcold runs beside
+#      the compile loop for C_SIDE_SECONDS, COLD_FACTOR 1.3 in pool cA and
+#      C_PLANT_FACTOR in pool cB (kprof_cold up, kprof_hot down; cA vs cB);
+#   3. the floor: --plan on A/A pilots of a pool whose kprof_cold is a ~20%
+#      row (COLD_FACTOR 0.75; --plan prints the floor for 1%, 5% and 20% rows,
+#      and the one nearest kprof_cold's share is used), then pools whose
+#      kprof_cold share moves by 1.25x and 0.5x that floor, 1v1 and 3v3;
+#   4. coverage: how often the printed interval for kprof_cold's Δpp holds
+#      the true change (difference of the pools' mean shares) on the planted
+#      changes, next to the printed level.
+# Counts with 95% Wilson intervals. Comparisons are formed in rounds: each
+# round shuffles the pools and cuts them into disjoint pairs/triples; rounds
+# after the first reuse recordings (the output says so, and gives round 1's
+# disjoint rate beside the total).
+#
+# usage: bench/verdicts.sh                  (~10-12 min on 2 CPUs)
+#        QUICK=1 bench/verdicts.sh          (small pools, under 3 min)
+#        KPROF=/path/kprof PROGRAMS=/path/dir bench/verdicts.sh
+# knobs: KPROF=path (default build/cli/kprof)  PROGRAMS=dir of kprof_prog_hotcold
+#        (default build/tests/programs)  COMPARISONS=60 (per A/A and power kind)
+#        HC_POOL=60 (recordings of COLD_FACTOR 1.3 and of 1.43)  HC_FREQ=999
+#        HC_SECONDS=1  FLOOR_BASE_POOL=40 (COLD_FACTOR FLOOR_BASE_FACTOR=0.75)
+#        FLOOR_POOL=30 (each of the four floor pools)  PILOTS=5 (--plan pilots)
+#        C_POOL=21 (compile loop alone, the A/A)  C_PLANT_POOL=9 (each of cA, cB)
+#        C_SECONDS=5 C_FREQ=1999 C_SIDE_SECONDS=2 C_PLANT_FACTOR=2.6
+#        COMPILE_SRC=report/diff_rows.cpp (preprocessed once at the start, so
+#        edits in the tree during the run change nothing)  SEED=22
+# Results: bench/out/verdicts-<time>.txt; recordings in bench/out/verdicts-<time>/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+find_kprof
+need python3 g++
+find_programs
+HOTCOLD=$PROGRAMS/kprof_prog_hotcold
+
+if [[ -n ${QUICK:-} ]]; then
+  : "${COMPARISONS:=12}" "${HC_POOL:=12}" "${HC_SECONDS:=0.5}" "${FLOOR_BASE_POOL:=12}"
+  : "${FLOOR_POOL:=8}" "${PILOTS:=2}" "${C_POOL:=6}" "${C_PLANT_POOL:=3}" "${C_SECONDS:=3}"
+  : "${C_SIDE_SECONDS:=1}"
+fi
+COMPARISONS=${COMPARISONS:-60}
+HC_POOL=${HC_POOL:-60}
+HC_FREQ=${HC_FREQ:-999}
+HC_SECONDS=${HC_SECONDS:-1}
+FACTOR_A=1.3 FACTOR_B=1.43
+FLOOR_BASE_POOL=${FLOOR_BASE_POOL:-40}
+FLOOR_BASE_FACTOR=${FLOOR_BASE_FACTOR:-0.75}
+FLOOR_POOL=${FLOOR_POOL:-30}
+PILOTS=${PILOTS:-5}
+C_POOL=${C_POOL:-21}
+C_PLANT_POOL=${C_PLANT_POOL:-9}
+C_SECONDS=${C_SECONDS:-5}
+C_FREQ=${C_FREQ:-1999}
+C_SIDE_SECONDS=${C_SIDE_SECONDS:-2}
+C_PLANT_FACTOR=${C_PLANT_FACTOR:-2.6}
+COMPILE_SRC=${COMPILE_SRC:-report/diff_rows.cpp}
+SEED=${SEED:-22}
+PY=$BENCH_DIR/verdicts.py
+results_dir verdicts
+T0=$EPOCHREALTIME
+
+# record POOL N CMD...: N recordings of CMD into $W/pool-POOL/NN.kprof
+record() {
+  local name=$1 n=$2 freq=$3 i f
+  shift 3
+  mkdir -p "$W/pool-$name"
+  for ((i = 1; i <= n; i++)); do
+    f=$(printf '%s/pool-%s/%02d.kprof' "$W" "$name" "$i")
+    "$KPROF" record -F "$freq" -o "$f" -- "$@" >"$W/record.log" 2>&1 ||
+      die "kprof record failed for pool $name: $(tail -3 "$W/record.log")"
+  done
+  echo "  pool $name: $n recordings ($(elapsed) s so far)" >&2
+}
+elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
+hotcold() { record "$1" "$2" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" "$3"; }
+
+echo "recording hot-cold pools (-F $HC_FREQ, $HC_SECONDS s each)" >&2
+hotcold hcA "$HC_POOL" "$FACTOR_A"
+hotcold hcB "$HC_POOL" "$FACTOR_B"
+hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
+
+echo "floor pilots (--plan) on pool fl0" >&2
+python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" >"$W/factors.txt"
+while IFS='=' read -r name factor; do
+  hotcold "fl$name" "$FLOOR_POOL" "$factor"
+done <"$W/factors.txt"
+
+# The compile loop: one preprocessed translation unit, compiled -O2 until
+# $1 seconds have passed, with kprof_prog_hotcold $2 s (none if 0) at COLD_FACTOR $3
+# beside it.
+UNIT=$W/unit.ii
+g++ -std=c++20 -I"$ROOT" -E "$ROOT/$COMPILE_SRC" -o "$UNIT" 2>"$W/compile.log" ||
+  die "cannot preprocess $COMPILE_SRC (set COMPILE_SRC=another file): $(tail -3 "$W/compile.log")"
+COMPILE="g++ -std=c++20 -O2 -c -x c++ $UNIT -o /dev/null"
+$COMPILE 2>>"$W/compile.log" || die "cannot compile $UNIT: $(tail -3 "$W/compile.log")"
+JOB=$W/compile_job.sh
+cat >"$JOB" <<JOBEOF
+#!/bin/sh
+end=\$(awk -v s="\$1" -v t="\$(date +%s.%N)" 'BEGIN { printf "%.0f", (t + s) * 1000 }')
+( while [ "\$(date +%s%3N)" -lt "\$end" ]; do $COMPILE || exit 1; done ) &
+[ "\$2" = 0 ] || "$HOTCOLD" "\$2" "\$3" >/dev/null
+wait \$!
+JOBEOF
+chmod +x "$JOB"
+echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
+record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
+record cA "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
+record cB "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
+rm -f "$W/record.log"
+
+cat >"$W/settings.json" <<EOF
+{"factor_a": $FACTOR_A, "factor_b": $FACTOR_B, "hc_freq": $HC_FREQ, "hc_seconds": $HC_SECONDS,
+ "c_freq": $C_FREQ, "c_seconds": $C_SECONDS, "c_side_seconds": $C_SIDE_SECONDS,
+ "c_factor_a": $FACTOR_A, "c_factor_b": $C_PLANT_FACTOR,
+ "compile_desc": "g++ -O2 -c of $COMPILE_SRC (preprocessed, $(wc -c <"$UNIT") bytes) in a loop"}
+EOF
+echo "comparisons ($(elapsed) s so far)" >&2
+{
+  echo "# verdicts (issue 22), $(date -Is), $(uname -r), $(nproc) CPUs, $KPROF"
+  echo "# QUICK=${QUICK:-} COMPARISONS=$COMPARISONS HC_POOL=$HC_POOL FLOOR_BASE_POOL=$FLOOR_BASE_POOL" \
+    "FLOOR_POOL=$FLOOR_POOL C_POOL=$C_POOL C_PLANT_POOL=$C_PLANT_POOL SEED=$SEED"
+  python3 "$PY" analyse "$KPROF" "$W" "$COMPARISONS" "$SEED"
+  echo
+  echo "wall time $(elapsed) s"
+} | tee "$RESULT"
+echo "written: $RESULT"
