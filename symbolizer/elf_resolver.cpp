@@ -243,12 +243,10 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
     return img;
   }
   std::string error;
-  ElfFile file = ElfFile::from_memory(
-      // The kernel maps the vDSO at `base` in this process (AT_SYSINFO_EHDR).
-      {reinterpret_cast<const uint8_t*>(
-           static_cast<uintptr_t>(base)),  // NOLINT(performance-no-int-to-ptr)
-       len},
-      &error);
+  // The kernel maps the vDSO at `base` in this process (AT_SYSINFO_EHDR).
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  const auto* vdso = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(base));
+  ElfFile file = ElfFile::from_memory({vdso, len}, &error);
   if (!file) {
     warn("[vdso]", "[vdso]: " + error);
     return img;
