@@ -2,7 +2,7 @@
 # Builds kprof and runs its test suite through ctest.
 #   scripts/test.sh            everything CI runs (.ci/run): --asan, then
 #                              --lint, --fuzz, then --release, whose ctest
-#                              summary ends the output (~30 min on 2 cores)
+#                              summary ends the output (~34 min on 2 cores)
 #   scripts/test.sh --release  release build in build/, the whole suite
 #   scripts/test.sh --asan     ASan+UBSan build in build-asan/, the suite less
 #                              the shell sample workloads and "long" tests
