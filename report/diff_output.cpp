@@ -176,10 +176,6 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
   }
   const std::string level = interval_level(side_alpha(r.interval_alpha, s, r.options.alpha));
   std::string line = "noise for " + r.labels[s] + ": ";
-  auto listing = [&](size_t side) {
-    const std::string& f = r.summary[side].source_format;
-    return f == "opreport" || f == "perf report";
-  };
   if (r.noise[s] == NoiseMethod::None) {
     return line +
            "no counts: no noise verdict (a listing of shares only; list sample counts, "
@@ -201,7 +197,7 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
     } else {
       line += "Welch " + level + " interval on Δpp, held to the pooled counts";
     }
-  } else if (listing(0) || listing(s)) {
+  } else if (r.summary[0].listing || r.summary[s].listing) {
     line +=
         "sampling statistics from the listed counts (a listing has no runs to compare): " + level +
         " Newcombe interval on Δpp";
