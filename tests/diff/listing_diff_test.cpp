@@ -146,5 +146,15 @@ TEST(ListingDiff, CountedListingTestsTheEndNearestNoChange) {
   EXPECT_NE(std::string(verdict_name(ck, r.noise[1])), "changed");
 }
 
+// Counts and shares that imply an impossible total (bad input): no total is
+// taken from them, and nothing overflows; the rows read as listed.
+TEST(ListingDiff, AbsurdSharesGiveNoInferredTotal) {
+  const char* text = "samples  %        symbol name\n9000000000000000000  0.0001  f\n";
+  const Profile p = importer::listing_profile(importer::parse_listing(text, "bad.txt"), "bad.txt");
+  ASSERT_TRUE(p.histogram.has_value());
+  ASSERT_EQ(p.histogram->rows.size(), 1u) << "no [not listed] row from an absurd total";
+  EXPECT_EQ(p.histogram->rows[0].samples, 9000000000000000000u);
+}
+
 }  // namespace
 }  // namespace kprof
