@@ -119,6 +119,7 @@ void AddressAggregator::on_sample(const Sample& s) {
   Recent& r = recent_[AddressCounts::KeyHash{}(key) & (kRecent - 1)];
   if (r.entry == UINT32_MAX || !(r.key == key)) r = {key, counts_.counts.slot(key)};
   Counts& c = counts_.counts.entry(r.entry).second;
+  counts_.slices.add(r.entry);
   ++c.samples;
   c.period += s.period;
   if (counts_.with_stacks) add_stack(s, key.mapping);
@@ -198,12 +199,18 @@ class HistogramBuilder {
     if (im.build_id.empty()) im.build_id = build_id;
     return it->second;
   }
-  // `ip`: the one address all of `c` fell at, when known (0: not known).
-  void add(uint32_t image, std::string_view function, Mode mode, const Counts& c, uint64_t ip = 0) {
+  // `ip`: the one address all of `c` fell at, when known (0: not known);
+  // `slices`: c's samples over the recording's time slices (or none).
+  void add(uint32_t image, std::string_view function, Mode mode, const Counts& c, uint64_t ip = 0,
+           std::span<const uint32_t> slices = {}) {
     auto [it, inserted] =
         rows_.try_emplace(std::make_tuple(image, std::string(function), mode), h_.rows.size());
-    if (inserted) h_.rows.push_back({image, std::string(function), mode, 0, 0});
+    if (inserted) {
+      h_.rows.push_back({image, std::string(function), mode, 0, 0});
+      h_.rows.back().slices.assign(slices.size(), 0);
+    }
     FunctionCount& row = h_.rows[it->second];
+    for (size_t j = 0; j < slices.size() && j < row.slices.size(); ++j) row.slices[j] += slices[j];
     row.samples += c.samples;
     row.period += c.period;
     if (ip && c.samples > row.peak_samples) {
@@ -366,10 +373,16 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
     return out;
   }
   HistogramBuilder h;
+  // Slices only when they hold every sample (an AddressCounts filled by
+  // other means than on_sample has none).
+  const bool sliced = counts.slices.samples() == counts.samples && counts.samples > 0;
+  uint32_t entry = 0;
   for (const auto& [key, c] : counts.counts) {
     const AddressNames::Name n = names(key);
     // User keys are Mode::User; a kernel mode stays as sampled.
-    h.add(h.image(n.image, n.build_id), n.function, key.mode, c, key.ip);
+    h.add(h.image(n.image, n.build_id), n.function, key.mode, c, key.ip,
+          sliced ? counts.slices.of(entry) : std::span<const uint32_t>{});
+    ++entry;
   }
   out.histogram = h.take();
   return out;

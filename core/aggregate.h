@@ -28,6 +28,7 @@
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/stacks.h"
+#include "core/time_slices.h"
 
 namespace kprof {
 
@@ -59,6 +60,9 @@ struct AddressCounts {
   };
   std::vector<Mmap> mappings;  // each distinct mapping that user samples fell in
   DenseHashMap<Key, Counts, KeyHash> counts;
+  // Each entry of `counts` (by its entry number) over the recording's time
+  // slices: the histogram's rows get theirs from it (FunctionCount::slices).
+  TimeSlices slices;
   uint64_t samples = 0, lost = 0;
   // -g only. frames: each distinct frame of any stack; a caller's frame holds
   // its return address less 1, so it names the call site, not what follows.

@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -133,10 +135,12 @@ std::string hex_bytes(std::span<const uint8_t> bytes) {
   return s;
 }
 
-std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names) {
+std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names,
+                                     size_t required) {
   const uint64_t columns = r.varint();
-  if (columns < names.size()) {
-    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(names.size()) +
+  const size_t need = std::min(required, names.size());
+  if (columns < need) {
+    r.fail(std::to_string(columns) + " columns, fewer than the " + std::to_string(need) +
            " of this layout");
   }
   std::vector<ByteReader> col;

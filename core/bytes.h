@@ -166,8 +166,11 @@ class FieldReader {
 // Column layouts (Records, HistogramColumns): a varint column count, then
 // each column as varint length + bytes. Returns a reader per known column,
 // named by `names` (string literals; a later writer's extra columns are
-// skipped); fewer columns than `names` is damage.
-std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names);
+// skipped); fewer columns than `required` (default: all of `names`) is
+// damage, and columns from `required` on that an older writer did not write
+// are left out of what is returned.
+std::vector<ByteReader> read_columns(ByteReader& r, std::span<const char* const> names,
+                                     size_t required = SIZE_MAX);
 // Each column was read to its end (else: damage, naming the column).
 void expect_columns_done(const std::vector<ByteReader>& columns);
 

@@ -254,13 +254,30 @@ Histogram decode_histogram(std::span<const uint8_t> data) {
 //   5 peak misses    varint per row: samples minus peak_samples
 //   6 peak ips       svarint per row: minus the previous row's peak ip
 //   7 flags          u8 per row: bit 0 peak_after_irq_enable
+//   8 slices         the slice count B (0: none), then per row when B > 0
+//                    the count of slices with samples, and for each its
+//                    index (minus the previous one's plus 1) and samples.
+//                    Optional: files before it have 8 columns.
 namespace {
 constexpr const char* kHistogramColumns[] = {
     "profile chunk 'histogram' column 'names'",    "profile chunk 'histogram' column 'images'",
     "profile chunk 'histogram' column 'modes'",    "profile chunk 'histogram' column 'samples'",
     "profile chunk 'histogram' column 'periods'",  "profile chunk 'histogram' column 'peak misses'",
-    "profile chunk 'histogram' column 'peak ips'", "profile chunk 'histogram' column 'flags'"};
+    "profile chunk 'histogram' column 'peak ips'", "profile chunk 'histogram' column 'flags'",
+    "profile chunk 'histogram' column 'slices'"};
 constexpr size_t kHistogramColumnCount = std::size(kHistogramColumns);
+constexpr size_t kHistogramRequiredColumns = 8;  // 'slices' came later
+constexpr uint64_t kMaxSlices = 1024;
+
+// Slices every row has, or 0 when some row has none or a different count.
+size_t common_slices(const Histogram& h) {
+  if (h.rows.empty()) return 0;
+  const size_t b = h.rows[0].slices.size();
+  for (const auto& row : h.rows) {
+    if (row.slices.size() != b) return 0;
+  }
+  return b;
+}
 
 uint64_t typical_period(const Histogram& h) {
   uint64_t samples = 0, period = 0;
@@ -279,6 +296,8 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
   });
   const uint64_t per_sample = typical_period(h);
   ByteWriter col[kHistogramColumnCount];
+  const size_t slices = common_slices(h);
+  col[8].varint(slices);
   uint32_t image = 0;
   uint64_t peak_ip = 0;
   for (const FunctionCount* row : rows) {
@@ -292,6 +311,17 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
     col[6].svarint(static_cast<int64_t>(row->peak_ip - peak_ip));
     peak_ip = row->peak_ip;
     col[7].u8(row->peak_after_irq_enable ? 1 : 0);
+    if (slices > 0) {
+      col[8].varint(static_cast<uint64_t>(
+          std::count_if(row->slices.begin(), row->slices.end(), [](uint32_t c) { return c > 0; })));
+      size_t next = 0;
+      for (size_t j = 0; j < slices; ++j) {
+        if (row->slices[j] == 0) continue;
+        col[8].varint(j - next);
+        col[8].varint(row->slices[j]);
+        next = j + 1;
+      }
+    }
   }
   FieldWriter f;
   encode_images(f, h.images);
@@ -303,6 +333,27 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
   return f.take();
 }
 
+namespace {
+// One row's entry of the 'slices' column: its samples in each of `slices`
+// slices, which must add up to its samples.
+void decode_row_slices(ByteReader& c, uint64_t slices, FunctionCount& row) {
+  row.slices.assign(slices, 0);
+  const uint64_t m = c.varint();
+  if (m > slices) c.fail("a row with samples in more slices than there are");
+  uint64_t next = 0, sum = 0;
+  for (uint64_t i = 0; i < m; ++i) {
+    const uint64_t at = next + c.varint();
+    const uint64_t k = c.varint();
+    if (at >= slices || at < next) c.fail("a slice index beyond the slice count");
+    if (k == 0 || k > UINT32_MAX) c.fail("a slice count of 0 or beyond 32 bits");
+    row.slices[at] = static_cast<uint32_t>(k);
+    sum += k;
+    next = at + 1;
+  }
+  if (sum != row.samples) c.fail("a row's slices do not add up to its samples");
+}
+}  // namespace
+
 Histogram decode_histogram_columns(std::span<const uint8_t> data) {
   Histogram h;
   FieldReader f(data, "profile chunk 'histogram'");
@@ -312,8 +363,12 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
   const size_t n = f.r.count(kHistogramColumnCount);
   if (!f.next() || !f.next()) f.r.fail("rows without their columns");
   const uint64_t per_sample = f.r.varint();
-  std::vector<ByteReader> col = read_columns(f.r, kHistogramColumns);
+  std::vector<ByteReader> col = read_columns(f.r, kHistogramColumns, kHistogramRequiredColumns);
   if (n > 0 && h.images.empty()) f.r.fail("rows without images");
+  const uint64_t slices = col.size() > 8 ? col[8].varint() : 0;
+  if (slices > kMaxSlices) {
+    col[8].fail(std::to_string(slices) + " time slices, more than " + std::to_string(kMaxSlices));
+  }
   h.rows.resize(n);
   uint64_t image = 0, peak_ip = 0;
   for (auto& row : h.rows) {
@@ -335,6 +390,7 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
     const uint8_t flags = col[7].u8();
     if (flags > 1) col[7].fail("unknown row flags " + std::to_string(flags));
     row.peak_after_irq_enable = flags & 1;
+    if (slices > 0) decode_row_slices(col[8], slices, row);
   }
   expect_columns_done(col);
   return h;

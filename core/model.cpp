@@ -58,4 +58,14 @@ uint64_t Histogram::total_samples() const {
   return n;
 }
 
+std::vector<uint64_t> Histogram::slice_totals() const {
+  if (rows.empty() || rows[0].slices.empty()) return {};
+  std::vector<uint64_t> t(rows[0].slices.size(), 0);
+  for (const auto& r : rows) {
+    if (r.slices.size() != t.size()) return {};
+    for (size_t j = 0; j < t.size(); ++j) t[j] += r.slices[j];
+  }
+  return t;
+}
+
 }  // namespace kprof

@@ -211,6 +211,11 @@ struct FunctionCount {
   uint64_t peak_samples = 0;
   uint64_t peak_ip = 0;
   bool peak_after_irq_enable = false;
+  // The row's samples in each of the recording's time slices
+  // (core/time_slices.h: consecutive slices of equal sample count), which
+  // add up to `samples`; every row of a histogram has as many, or none
+  // (unknown: older files, imports of listings, -g profiles).
+  std::vector<uint32_t> slices;
   auto operator<=>(const FunctionCount&) const = default;
 };
 
@@ -222,6 +227,9 @@ struct Histogram {
   std::vector<Image> images;
   std::vector<FunctionCount> rows;  // one row per (image, function, mode); any order
   uint64_t total_samples() const;
+  // Each time slice's samples over all rows; empty when the rows have no
+  // slices (or disagree on how many).
+  std::vector<uint64_t> slice_totals() const;
   auto operator<=>(const Histogram&) const = default;
 };
 

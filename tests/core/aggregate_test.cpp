@@ -231,6 +231,36 @@ TEST(Aggregator, HistogramKeepsEachFunctionsPeakAddress) {
   EXPECT_FALSE(h.rows[0].peak_after_irq_enable) << "only the recorder reads the kernel's text";
 }
 
+// Each row's samples over the recording's time slices (core/time_slices.h):
+// the first half of the samples in one function, the second in another,
+// both at two addresses each.
+TEST(Aggregator, HistogramRowsCarryTheirTimeSlices) {
+  AddressAggregator a;
+  auto kernel = [](uint64_t ip) { return Sample{0, ip, 10, 10, 0, Mode::Kernel, 100, {}}; };
+  for (int i = 0; i < 500; ++i) a.on_sample(kernel(0xffffffff81000010ULL + 4 * (i % 2)));
+  for (int i = 0; i < 500; ++i) a.on_sample(kernel(0xffffffff81000110ULL + 4 * (i % 2)));
+  NullUserResolver null;
+  const auto h = build_histogram(
+      a.counts(), KernelSymbols::parse("ffffffff81000000 T first\nffffffff81000100 T second\n", ""),
+      null);
+  ASSERT_EQ(h.rows.size(), 2u);
+  const std::vector<uint64_t> totals = h.slice_totals();
+  ASSERT_EQ(totals.size(), 32u);  // 1,000 samples: 32 slices of 32 (the last 8)
+  EXPECT_EQ(totals.back(), 1000u - 31 * 32);
+  for (const FunctionCount& row : h.rows) {
+    ASSERT_EQ(row.slices.size(), 32u);
+    uint64_t sum = 0;
+    for (uint32_t k : row.slices) sum += k;
+    EXPECT_EQ(sum, row.samples);
+    // Sample 500 is the 21st of slice 15: "first" fills slices 0-14 and
+    // part of 15, "second" the rest.
+    const bool first = row.function == "first";
+    EXPECT_EQ(row.slices[0], first ? 32u : 0u) << row.function;
+    EXPECT_EQ(row.slices[15], first ? 20u : 12u) << row.function;
+    EXPECT_EQ(row.slices[31], first ? 0u : 8u) << row.function;
+  }
+}
+
 TEST(Aggregator, NullResolverKeepsImages) {
   AddressAggregator a;
   Mmap m = mmap_of(10, 0x400000, 0x1000, "/bin/app");

@@ -68,14 +68,68 @@ TEST(HistogramColumns, DamageIsAnError) {
   bad = testing::sample_histogram();
   bad.rows[1].peak_samples = bad.rows[1].samples + 1;
   EXPECT_THROW(decode_histogram_columns(encode_histogram_columns(bad)), Error);
-  // Bytes left over in the last column (flags), and an unknown flag.
+  // Bytes left over in the last column (slices: its length 1, then a slice
+  // count of 0), and an unknown flag (the flags column ends just before).
+  ASSERT_EQ(bytes[bytes.size() - 2], 1);
+  ASSERT_EQ(bytes.back(), 0);
   std::vector<uint8_t> more = bytes;
-  more[more.size() - 4] += 1;  // the flags column's length
+  more[more.size() - 2] += 1;
   more.push_back(0);
   EXPECT_THROW(decode_histogram_columns(more), Error);
   std::vector<uint8_t> flag = bytes;
-  flag.back() = 7;
+  flag[flag.size() - 3] = 7;
   EXPECT_THROW(decode_histogram_columns(flag), Error);
+}
+
+// Time slices: every row has as many (or none), they add up to its samples.
+TEST(HistogramColumns, SlicesRoundTripAndAreChecked) {
+  Histogram h;
+  h.images = {{"[kernel]", ""}, {"/bin/app", ""}};
+  h.rows.push_back({0, "a", Mode::Kernel, 6, 600, 6, 0xffffffff81000000, false, {1, 0, 5, 0}});
+  h.rows.push_back({1, "b", Mode::User, 3, 300, 3, 0x400000, false, {0, 0, 0, 3}});
+  h.rows.push_back({1, "c", Mode::User, 4, 400, 4, 0x400100, false, {1, 1, 1, 1}});
+  EXPECT_EQ(sorted(decode_histogram_columns(encode_histogram_columns(h))), sorted(h));
+  EXPECT_EQ(h.slice_totals(), (std::vector<uint64_t>{2, 1, 6, 4}));
+  // Rows that disagree on how many slices: none are written.
+  Histogram mixed = h;
+  mixed.rows[1].slices = {3};
+  const Histogram back = decode_histogram_columns(encode_histogram_columns(mixed));
+  EXPECT_TRUE(mixed.slice_totals().empty());
+  for (const FunctionCount& row : back.rows) EXPECT_TRUE(row.slices.empty());
+  // Slices that do not add up to the row's samples are damage.
+  Histogram bad = h;
+  bad.rows[2].slices = {1, 1, 1, 2};
+  EXPECT_THROW(decode_histogram_columns(encode_histogram_columns(bad)), Error);
+  const auto bytes = encode_histogram_columns(h);
+  for (size_t cut = 1; cut < bytes.size(); ++cut) {
+    std::vector<uint8_t> part(bytes.begin(), bytes.begin() + cut);
+    EXPECT_THROW(decode_histogram_columns(part), Error) << "cut at " << cut;
+  }
+}
+
+// A file written before the 'slices' column (8 columns) still reads: its
+// rows have no slices.
+TEST(HistogramColumns, EightColumnsFromOlderWritersStillRead) {
+  Histogram h = testing::sample_histogram();
+  std::vector<uint8_t> bytes = encode_histogram_columns(h);
+  // The chunk ends with the columns field: the column count (9), then each
+  // column, the last 'slices' with a count of 0 (2 bytes: length 1, 0).
+  // Drop that column and say 8: the count is a byte 9 somewhere before.
+  ASSERT_EQ(bytes[bytes.size() - 2], 1);
+  bytes.resize(bytes.size() - 2);
+  const Histogram want = decode_histogram_columns(encode_histogram_columns(h));
+  bool rewritten = false;
+  for (size_t i = 0; i + 1 < bytes.size() && !rewritten; ++i) {
+    if (bytes[i] != 9) continue;
+    std::vector<uint8_t> old = bytes;
+    old[i] = 8;
+    try {
+      EXPECT_EQ(sorted(decode_histogram_columns(old)), sorted(want));
+      rewritten = true;
+    } catch (const Error&) {
+    }
+  }
+  EXPECT_TRUE(rewritten) << "no 8-column form of the chunk decoded";
 }
 
 // A complete file with the column layout uses its histogram: it reads
