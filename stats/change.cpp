@@ -198,11 +198,12 @@ Change welch_change(const Sides<std::span<const double>>& runs, double alpha) {
 
 Change share_change(const Sides<ShareSample>& s, NoiseMethod method, double alpha) {
   const Sides<Binomial> pooled{s.base.pooled, s.next.pooled};
+  const Sides<double> dispersion{s.base.dispersion, s.next.dispersion};
   if (method == NoiseMethod::RunVariance) {
     return held_to_pooled(welch_change({s.base.run_pct, s.next.run_pct}, alpha),
-                          sampling_change(pooled, alpha));
+                          dispersed_change(pooled, dispersion, alpha));
   }
-  if (method == NoiseMethod::Sampling) return sampling_change(pooled, alpha);
+  if (method == NoiseMethod::Sampling) return dispersed_change(pooled, dispersion, alpha);
   Change c;  // shares without counts: the change, and nothing about its noise
   c.delta_pp = s.next.pct - s.base.pct;
   c.lo_pp = -kInf;

@@ -26,8 +26,9 @@
 //   the pooled counts' sampling statistics too: the larger p of the two — an
 //   intersection–union test (Berger 1982, Technometrics 24:295-300) — and an
 //   interval holding both, so interval and verdict still agree.
-// - one run per side that knows its own burstiness (per-slice counts):
-//   dispersed_change, the counts divided by their dispersion.
+// - one run per side whose runs know their own spread (per-slice counts,
+//   stats/dispersion.h): dispersed_change, Newcombe on the counts divided by
+//   their dispersion (ShareSample::dispersion).
 // Rates (events per unit of exposure, e.g. per unit of work):
 // - one run per side: given the k1 + k2 events, k2 is binomial with
 //   pi0 = w2 / (w1 + w2) when both sides have the same rate (the conditional
@@ -110,11 +111,15 @@ struct ShareSample {
   double pct = 0;                   // the mean of the runs' shares, in %
   std::span<const double> run_pct;  // each run's share, in %
   Binomial pooled;                  // counts summed over the runs
+  // The pooled count's variance against binomial's, as measured over the
+  // runs' time slices (stats/dispersion.h); 1 when not measured.
+  double dispersion = 1;
 };
 
 // The change of a share at level 1 - alpha by `method`: Newcombe on the
-// pooled counts (Sampling); Welch on the runs held to that (RunVariance); the
-// point change with an infinite interval and p = 1 (None).
+// pooled counts, divided by their dispersion (dispersed_change: Sampling);
+// Welch on the runs held to that (RunVariance); the point change with an
+// infinite interval and p = 1 (None).
 Change share_change(const Sides<ShareSample>& s, NoiseMethod method, double alpha);
 
 // `events` over `exposure` (> 0).

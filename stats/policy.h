@@ -14,6 +14,7 @@
 #pragma once
 
 #include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -35,6 +36,7 @@ using Normal = boost::math::normal_distribution<double, Policy>;
 using FastNormal = boost::math::normal_distribution<double, FastPolicy>;
 using StudentsT = boost::math::students_t_distribution<double, Policy>;
 using ChiSquared = boost::math::chi_squared_distribution<double, Policy>;
+using FisherF = boost::math::fisher_f_distribution<double, Policy>;
 using NonCentralT = boost::math::non_central_t_distribution<double, Policy>;
 
 }  // namespace kprof::stats::detail

@@ -174,7 +174,7 @@ double RunSpread::sd_pp(double share_pct) const {
 }
 
 bool RunSpread::fitted() const {
-  return rows >= kMinSpreadRows && prior.rows >= kMinSpreadRows;
+  return from_slices || (rows >= kMinSpreadRows && prior.rows >= kMinSpreadRows);
 }
 
 namespace {
@@ -225,16 +225,32 @@ void fit_trend(const std::vector<SpreadPoint>& pts, bool fit_a, double& a, doubl
   }
 }
 
+// Whether the rows' pooled variances about a p (1 - p) are no larger than
+// the slices' estimate of it allows: their ratio below the upper 5% point of
+// F(the rows' df, slice_df).
+bool within_slices(const std::vector<SpreadPoint>& pts, double a, double slice_df) {
+  double ratio = 0, df = 0;
+  for (const SpreadPoint& q : pts) {
+    ratio += q.df * q.v / (a * q.x);
+    df += q.df;
+  }
+  const detail::FisherF f(df, slice_df);
+  return ratio / df <= quantile(complement(f, 0.05));
+}
+
 }  // namespace
 
-RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows) {
+RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows,
+                         double dispersion, double slice_df) {
   RunSpread out;
   double inv = 0;
   for (uint64_t n : run_samples) {
     if (n) inv += 1.0 / static_cast<double>(n);
   }
   out.binomial_a = run_samples.empty() ? 0 : inv / static_cast<double>(run_samples.size());
-  out.a = out.binomial_a;
+  out.dispersion = dispersion > 0 ? dispersion : 1.0;
+  const double sampling_a = out.binomial_a * out.dispersion;
+  out.a = sampling_a;
   std::vector<SpreadPoint> pts;
   for (const RunShares& row : rows) {
     if (row.base.size() < 2 || row.next.size() < 2) continue;
@@ -252,12 +268,20 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
   // spread less than binomial (systematic sampling), and where rows spread
   // more, run-to-run jitter (b) and the rows' own variances (the prior) say
   // so; a free a above binomial only trades against b over few large rows.
-  if (out.a > out.binomial_a) {
-    out.a = out.binomial_a;
+  // (Bursty slices, a dispersion above 1, raise the cap with them.)
+  const double cap = out.binomial_a * std::max(1.0, out.dispersion);
+  if (out.a > cap) {
+    out.a = cap;
     fit_trend(pts, false, out.a, out.b);
   }
   if (!enough || !(out.a > 0 || out.b > 0)) {
-    out.a = out.binomial_a;
+    out.a = sampling_a;
+    out.b = 0;
+    if (slice_df > 0 && out.a > 0 && !pts.empty() && within_slices(pts, out.a, slice_df)) {
+      out.from_slices = true;
+      out.prior = {slice_df, 1.0, pts.size()};
+      return out;
+    }
     fit_trend(pts, false, out.a, out.b);
     return out;
   }

@@ -76,13 +76,23 @@ struct RunSpread {
   double a = 0;           // sampling term, fitted (below binomial where runs spread less)
   double b = 0;           // run-to-run jitter: its sigma squared, on the logit scale
   double binomial_a = 0;  // what binomial sampling makes a: the mean over runs of 1 / samples
-  size_t rows = 0;        // rows a and b were fitted over
-  VariancePrior prior;    // of the rows' variances about var(p) (stats/moderation.h)
+  // The runs' counts' variance against binomial over their time slices
+  // (stats/dispersion.h; 1: not measured): sampling alone makes a
+  // binomial_a times this.
+  double dispersion = 1;
+  size_t rows = 0;      // rows a and b were fitted over
+  VariancePrior prior;  // of the rows' variances about var(p) (stats/moderation.h)
+  // Too few rows to fit the prior, so it came from the runs' time slices:
+  // one run's variance is the slices' (a = binomial_a x dispersion, b = 0;
+  // a row's own test takes its own dispersion for `dispersion`) with the
+  // slices' degrees of freedom, the rows having spread no more than that.
+  bool from_slices = false;
   double trend(double p) const;          // a p (1 - p) + b p^2 (1 - p)^2, fraction^2
   double var(double p) const;            // one run's variance: trend(p) times the prior's scale
   double sd_pp(double share_pct) const;  // the SD of one run's share, in pp
-  // Whether there were rows enough to fit a and b and the prior (kMinSpreadRows):
-  // tests use the moderated t; else Welch held to the pooled counts.
+  // Whether there were rows enough to fit a and b and the prior
+  // (kMinSpreadRows), or the slices gave it: tests use the moderated t; else
+  // Welch held to the pooled counts.
   bool fitted() const;
 };
 inline constexpr size_t kMinSpreadRows = 5;
@@ -96,10 +106,17 @@ using RunShares = Sides<std::span<const double>>;
 // fit^2: a pooled variance with df degrees of freedom has variance
 // 2 var^2 / df, so each row's relative error counts alike), then the prior
 // of the rows' variances about that fit. binomial_a from `run_samples`
-// (every run of both sides; a run without samples counts in the mean as 0).
-// Fewer than kMinSpreadRows rows: a = binomial_a, b fitted alone (as far as
-// any row allows), no prior.
-RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows);
+// (every run of both sides; a run without samples counts in the mean as 0);
+// `dispersion`: the runs' counts' variance against binomial, measured over
+// their time slices (1: not measured), which raises a's cap of binomial_a
+// where above 1. Fewer than kMinSpreadRows rows: a = binomial_a x
+// dispersion and, when the runs have time slices (`slice_df`: their
+// slices less one, summed over every run) and the rows' variances are no
+// larger than a says (the upper 5% of F(rows' df, slice_df)), b = 0 and the
+// prior is the slices' (from_slices); else b fitted alone (as far as any row
+// allows), no prior.
+RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const RunShares> rows,
+                         double dispersion = 1, double slice_df = 0);
 
 // The growth in pp of a row at `share_pct` found with test.power when tested
 // two-sided at test.row_alpha(), by sampling statistics with `samples` a side

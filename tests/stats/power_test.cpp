@@ -258,5 +258,41 @@ TEST(RunSpreadFit, RecoversTheModel) {
   EXPECT_DOUBLE_EQ(none.a, 0.005);
 }
 
+// Too few rows to fit a prior (a program of two functions): with time
+// slices the slices give it, as long as the rows spread no more than the
+// slices say; rows that spread far more fall back to Welch's (no prior).
+TEST(RunSpreadFit, FewRowsTakeThePriorFromTheSlices) {
+  const std::vector<uint64_t> run_samples(6, 1000);
+  const double a = 0.5 / 1000;  // a dispersion of 0.5
+  auto rows_with = [&](double factor) {
+    std::vector<std::vector<double>> pct;
+    for (double p : {0.3, 0.7}) {
+      const double e = std::sqrt(factor * a * p * (1 - p));  // p - e, p, p + e: variance e^2
+      pct.push_back({100 * (p - e), 100 * p, 100 * (p + e)});
+    }
+    return pct;
+  };
+  const auto calm = rows_with(1.0);
+  const std::vector<RunShares> rows = {{calm[0], calm[0]}, {calm[1], calm[1]}};
+  const RunSpread sliced = fit_run_spread(run_samples, rows, 0.5, 6 * 31);
+  EXPECT_TRUE(sliced.from_slices);
+  EXPECT_TRUE(sliced.fitted());
+  EXPECT_DOUBLE_EQ(sliced.a, a);
+  EXPECT_EQ(sliced.b, 0);
+  EXPECT_EQ(sliced.prior.df, 6 * 31);
+  EXPECT_EQ(sliced.prior.scale, 1);
+  EXPECT_DOUBLE_EQ(sliced.dispersion, 0.5);
+  // Without slices: Welch's path, a binomial's.
+  const RunSpread plain = fit_run_spread(run_samples, rows);
+  EXPECT_FALSE(plain.fitted());
+  EXPECT_DOUBLE_EQ(plain.a, 1.0 / 1000);
+  // Runs that spread 4x what their slices say: not the slices' prior.
+  const auto wild = rows_with(4.0);
+  const std::vector<RunShares> wild_rows = {{wild[0], wild[0]}, {wild[1], wild[1]}};
+  const RunSpread loud = fit_run_spread(run_samples, wild_rows, 0.5, 6 * 31);
+  EXPECT_FALSE(loud.from_slices);
+  EXPECT_FALSE(loud.fitted());
+}
+
 }  // namespace
 }  // namespace kprof::stats
