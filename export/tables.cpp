@@ -177,6 +177,9 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
       side["noise_method"] = noise_method_name(r.noise[s]);
       if (r.noise[s] != NoiseMethod::None) side["interval_level"] = 1 - r.interval_alpha[s];
       if (r.has_work) side["events_per_work_interval_level"] = 1 - r.work_interval_alpha[s];
+      // The counts' typical variance against binomial over time slices (null: not measured).
+      const bool sliced = s < r.slice_dispersion.size() && r.slice_dispersion[s] > 0;
+      side["slice_dispersion"] = sliced ? json(r.slice_dispersion[s]) : json(nullptr);
     }
     sides.push_back(std::move(side));
   }
@@ -208,6 +211,8 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
           cell["bounds_hi_pp"] = d.bounds_hi;
         }
         cell["sided"] = sidedness_mark(d.sided);
+        // The counts' variance against binomial over time slices (null: not measured).
+        cell["dispersion"] = d.dispersion_df > 0 ? json(d.dispersion) : json(nullptr);
         cell["verdict"] = verdict_name(d, r.noise[s]);
         cell["events_per_work_change_pct"] = json_number(d.work_change_pct);
         cell["overweight_pct"] = json_number(d.overweight_pct);

@@ -17,7 +17,8 @@ stats::RunSpread fit_run_spread(const DiffInput& in, const DiffResult& result, s
     if (side >= row.cells.size() || row.vs_base[side].sided != Sidedness::Both) continue;
     rows.push_back({row.cells[0].run_pct, row.cells[side].run_pct});
   }
-  return stats::fit_run_spread(run_samples, rows);
+  const double d = side < result.slice_dispersion.size() ? result.slice_dispersion[side] : 0;
+  return stats::fit_run_spread(run_samples, rows, d > 0 ? d : 1.0);
 }
 
 // ---------------------------------------------------------------- per comparison
@@ -38,14 +39,21 @@ std::vector<FloorAt> combined_floors(const DetectFloor& f, std::span<const doubl
   if (f.method == NoiseMethod::RunVariance) {
     rv = stats::run_variance_floors_pp(shares, f.spread, size.runs, test);
   }
+  // Samples as the verdicts count them: over their dispersion.
+  auto effective = [&](uint64_t n) {
+    if (!(f.dispersion > 0)) return n;
+    return static_cast<uint64_t>(std::llround(static_cast<double>(n) / f.dispersion));
+  };
+  const stats::Sides<uint64_t> samples{effective(size.samples.base), effective(size.samples.next)};
+  const bool moderated = f.method == NoiseMethod::RunVariance && f.spread.fitted();
   for (size_t i = 0; i < shares.size(); ++i) {
     FloorAt at;
     at.share_pct = shares[i];
-    at.sampling_pp = stats::sampling_floor_pp(shares[i], size.samples, test);
+    at.sampling_pp = stats::sampling_floor_pp(shares[i], samples, test);
     at.floor_pp = at.sampling_pp;
     if (!rv.empty()) {
       at.run_variance_pp = rv[i];
-      at.floor_pp = std::max(at.floor_pp, rv[i]);
+      at.floor_pp = moderated ? rv[i] : std::max(at.floor_pp, rv[i]);
     }
     out.push_back(at);
   }
@@ -105,6 +113,7 @@ std::vector<DetectFloor> detectability(const DiffInput& in, const DiffResult& re
     for (const DiffRun& run : in.sides[s].runs) f.new_samples += run.samples();
     f.base_runs = in.sides[0].runs.size();
     f.new_runs = in.sides[s].runs.size();
+    if (s < result.slice_dispersion.size()) f.dispersion = result.slice_dispersion[s];
     if (f.method != NoiseMethod::None) {
       if (f.method == NoiseMethod::RunVariance) {
         f.spread = s < result.spread.size() ? result.spread[s] : fit_run_spread(in, result, s);
@@ -174,6 +183,9 @@ void write_detectability(std::ostream& out, const std::vector<DetectFloor>& floo
     } else {
       out << "sampling statistics, ";
     }
+    if (f.dispersion > 0) {
+      out << "counts' variance " << two_digits(f.dispersion) << "× binomial's over time slices, ";
+    }
     out << grouped(f.base_samples) << " vs " << grouped(f.new_samples) << " samples, " << f.rows
         << " rows, FDR " << percent(100 * f.alpha) << ", " << percent(100 * f.power)
         << " power):\n";
@@ -213,7 +225,9 @@ void write_detectability(std::ostream& out, const std::vector<DetectFloor>& floo
         out << (k ? ", " : " ") << two_digits(f.spread.sd_pp(f.at[k].share_pct)) << " pp at "
             << percent(f.at[k].share_pct);
       }
-      out << "; the pooled counts' sampling statistics bind where they are larger\n";
+      out << (f.spread.fitted() ? "\n"
+                                : "; the pooled counts' sampling statistics bind where they "
+                                  "are larger\n");
     }
     if (beyond) {
       out << "  beyond reach: no change of that row's share is found " << percent(100 * f.power)

@@ -14,16 +14,17 @@
 // - A comparison tests m rows: those with samples on either side, as the
 //   diff counts them; each is tested at alpha / m (BH's rank-1 threshold).
 // - Sampling statistics (a side with one run): the sampling floor on the
-//   samples summed over each side's runs, printed as "±" (a fall is found
-//   at least as often as a growth). 4x the samples per side at least halves
-//   it.
+//   samples summed over each side's runs, each side's divided by its
+//   dispersion over time slices where measured (as the verdicts count
+//   them), printed as "±" (a fall is found at least as often as a growth).
+//   4x the samples per side at least halves it.
 // - Run-to-run variance (both sides >= 2 runs): the spread fitted to the
-//   per-run shares of every row present on both sides (fit_run_spread), and
-//   Welch's floor with the sides' runs. The diff holds run-variance verdicts
-//   to the pooled counts' sampling statistics too, so the floor is the
-//   larger of the two. Halving: the fewest runs per side (same samples per
-//   run) at which every finite floor is at most half what it is now (and
-//   every infinite one finite).
+//   per-run shares of every row present on both sides (fit_run_spread).
+//   With rows enough to fit it the verdicts are the moderated t's and so is
+//   the floor; else Welch's floor, and since those verdicts are held to the
+//   pooled counts' sampling statistics too, the larger of the two. Halving:
+//   the fewest runs per side (same samples per run) at which every finite
+//   floor is at most half what it is now (and every infinite one finite).
 // - NoiseMethod::None (listings of shares without counts): no floor.
 // tests/diff/detect_test.cpp checks this by simulation: at 1.25x the floor
 // the diff finds the change >= 80% of the time, at 0.4x rarely; the
@@ -68,6 +69,10 @@ struct DetectFloor {
   uint64_t base_samples = 0, new_samples = 0;  // summed over runs
   size_t base_runs = 0, new_runs = 0;
   stats::RunSpread spread;  // RunVariance only
+  // The counts' variance against binomial, measured over the runs' time
+  // slices (DiffResult::slice_dispersion; 0: not measured, binomial). The
+  // sampling floor counts n / dispersion samples a side.
+  double dispersion = 0;
   std::vector<FloorAt> at;  // per share asked for; empty with NoiseMethod::None
   // Sampling: 4x the samples per side. RunVariance: runs per side (both
   // sides the same), unset when kMaxPlanRuns do not halve it.

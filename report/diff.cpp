@@ -249,6 +249,8 @@ struct Acc {
   RowKey key;
   std::set<std::string> raw;
   std::vector<std::vector<Counts>> runs;  // [side][run]
+  // [side][run]: the row's samples per time slice (empty: none known).
+  std::vector<std::vector<std::vector<uint32_t>>> slices;
 };
 
 std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
@@ -264,14 +266,22 @@ std::vector<Acc> accumulate(const std::vector<DiffSide>& sides, DiffBy by) {
         k.append(key.name);
         auto [it, added] = index.try_emplace(k, rows.size());
         if (added) {
-          Acc acc{std::move(key), {}, {}};
-          for (const DiffSide& side : sides) acc.runs.emplace_back(side.runs.size());
+          Acc acc{std::move(key), {}, {}, {}};
+          for (const DiffSide& side : sides) {
+            acc.runs.emplace_back(side.runs.size());
+            acc.slices.emplace_back(side.runs.size());
+          }
           rows.push_back(std::move(acc));
         }
         Acc& acc = rows[it->second];
         if (by == DiffBy::Function) acc.raw.insert(fc.function);
         acc.runs[s][r].samples += fc.samples;
         acc.runs[s][r].period += fc.period;
+        if (!fc.slices.empty()) {
+          std::vector<uint32_t>& sl = acc.slices[s][r];
+          if (sl.empty()) sl.assign(fc.slices.size(), 0);
+          for (size_t j = 0; j < sl.size() && j < fc.slices.size(); ++j) sl[j] += fc.slices[j];
+        }
       }
     }
   }
@@ -308,6 +318,7 @@ std::vector<std::vector<RunTotals>> run_totals(const std::vector<DiffSide>& side
       if (run.total_samples) rt.samples = *run.total_samples;
       if (run.total_period) rt.period = *run.total_period;
       rt.cutoff = listing_cutoff(run);
+      if (!run.total_samples) rt.slice_totals = run.histogram.slice_totals();
       if (!scores.value.empty()) {
         double seconds = run.summary && run.summary->duration_ns
                              ? static_cast<double>(run.summary->duration_ns) / 1e9
@@ -457,7 +468,7 @@ DiffResult diff_profiles(const DiffInput& in) {
     row.name = std::move(a.key.name);
     row.raw_names.assign(a.raw.begin(), a.raw.end());
     for (size_t s = 0; s < in.sides.size(); ++s) {
-      row.cells.push_back(diff_detail::make_cell(a.runs[s], totals[s], out.has_work));
+      row.cells.push_back(diff_detail::make_cell(a.runs[s], totals[s], out.has_work, a.slices[s]));
     }
     row.vs_base.resize(in.sides.size());
     out.rows.push_back(std::move(row));
@@ -467,6 +478,7 @@ DiffResult diff_profiles(const DiffInput& in) {
   out.work_interval_alpha.resize(in.sides.size(), in.options.alpha);
   out.screened.resize(in.sides.size());
   out.spread.resize(in.sides.size());
+  out.slice_dispersion.resize(in.sides.size(), 0);
   auto counted = [](const DiffSide& side) {
     return std::all_of(side.runs.begin(), side.runs.end(),
                        [](const DiffRun& run) { return run.run.sample_counts; });
@@ -483,6 +495,7 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.work_interval_alpha[s] = levels.work_alpha;
     out.screened[s] = levels.screened;
     out.spread[s] = levels.spread;
+    out.slice_dispersion[s] = levels.dispersion;
   }
   mark_irq_skid(in.sides, out);
   auto max_pct = [](const DiffRow& r) {

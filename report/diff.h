@@ -16,7 +16,8 @@
 //   into a canonical one are kept per row.
 // - Noise: per comparison, run-to-run variance when both sides have >= 2
 //   runs (moderated t over the rows' fitted spread, report/diff_rows.h),
-//   else sampling statistics; rows too small to ever be found are screened
+//   else sampling statistics, on counts over their dispersion across the
+//   runs' time slices where the runs have them; rows too small to ever be found are screened
 //   out ("untested"), then Benjamini–Hochberg across the rest. Listings of
 //   shares only get no verdict.
 // - A row missing from a cut top-N listing is below that list's last share,
@@ -37,6 +38,7 @@
 #include "core/profile.h"
 #include "core/stacks.h"
 #include "stats/change.h"
+#include "stats/dispersion.h"
 #include "stats/power.h"
 
 namespace kprof {
@@ -121,6 +123,9 @@ struct DiffCell {        // one row on one side
   double pct_max = 0;
   uint64_t samples_max = 0;
   std::vector<double> run_pct_max;
+  // Per run: how the row's samples scatter over the run's time slices
+  // (stats/dispersion.h; df 0 where the run has no slices).
+  std::vector<stats::SliceScatter> run_scatter;
 };
 
 enum class Sidedness { Both, OnlyBase, OnlyNew, Neither };
@@ -159,6 +164,12 @@ struct DiffCompare {  // one row, one non-base side against the base
   // (it kept its share), so a uniform slowdown of the machine leaves every
   // row near 0. With scores, when the base has events.
   std::optional<double> overweight_pct;
+  // The row's counts' variance against binomial in this comparison, from
+  // both sides' time slices, moderated across rows (stats/dispersion.h): the
+  // sampling statistics count samples over it. 1 when not measured
+  // (`dispersion_df` 0).
+  double dispersion = 1;
+  double dispersion_df = 0;
 };
 
 // "changed", "noise", "untested" (too few samples), or "no verdict"
@@ -203,6 +214,10 @@ struct DiffResult {
   // Per side ([0] unused), RunVariance only: how one run's share spreads,
   // fitted over the rows (stats/power.h), which the verdicts and the floor use.
   std::vector<stats::RunSpread> spread;
+  // Per side ([0] unused): the typical variance of the counts against
+  // binomial in its comparison, measured over the runs' time slices (the
+  // rows' moderated level, stats/dispersion.h); 0 when no run has slices.
+  std::vector<double> slice_dispersion;
   std::string share_title;    // "Cycles%" / "Samples%"
   bool has_work = false;      // every run has a score: events per work shown
   std::vector<DiffRow> rows;  // every row, by max |delta| then share

@@ -165,6 +165,21 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
 
 }  // namespace
 
+namespace {
+
+bool measured_slices(const DiffResult& r, size_t s) {
+  return s < r.slice_dispersion.size() && r.slice_dispersion[s] > 0;
+}
+
+// `before` D `after` with D the comparison's level, or "" when not measured.
+std::string slice_words(const DiffResult& r, size_t s, const std::string& before,
+                        const std::string& after) {
+  if (!measured_slices(r, s)) return "";
+  return before + printf_string("%.2g", r.slice_dispersion[s]) + after;
+}
+
+}  // namespace
+
 std::string diff_noise_line(const DiffResult& r, size_t s) {
   size_t tested = 0, changed = 0, untested = 0;
   for (const DiffRow& row : r.rows) {
@@ -185,7 +200,14 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
     const stats::RunSpread* spread = s < r.spread.size() ? &r.spread[s] : nullptr;
     line += "run-to-run variance (" + std::to_string(r.summary[0].runs) + " vs " +
             std::to_string(r.summary[s].runs) + " runs): ";
-    if (spread && spread->fitted()) {
+    if (spread && spread->from_slices) {
+      line +=
+          "moderated t (each row's spread shrunk toward its runs' own spread over time "
+          "slices, with " +
+          printf_string("%.0f", spread->prior.df) + " prior df; one run's sampling spread " +
+          printf_string("%.2g", r.slice_dispersion[s]) + "x binomial's) " + level +
+          " interval on Δpp";
+    } else if (spread && spread->fitted()) {
       line += "moderated t (each row's spread shrunk toward the fit over " +
               std::to_string(spread->rows) + " rows, " +
               (std::isinf(spread->prior.df)
@@ -195,12 +217,19 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
               printf_string("%.2g", spread->binomial_a > 0 ? spread->a / spread->binomial_a : 1) +
               "x binomial's) " + level + " interval on Δpp";
     } else {
-      line += "Welch " + level + " interval on Δpp, held to the pooled counts";
+      line += "Welch " + level + " interval on Δpp, held to the pooled counts" +
+              slice_words(r, s, " (their variance ", "x binomial's, measured over time slices)");
     }
   } else if (r.summary[0].listing || r.summary[s].listing) {
     line +=
         "sampling statistics from the listed counts (a listing has no runs to compare): " + level +
         " Newcombe interval on Δpp";
+  } else if (measured_slices(r, s)) {
+    line +=
+        "one run on a side: each run's own spread over its time slices (batch means; "
+        "run-to-run variation beyond it not measured): " +
+        level + " Newcombe interval on Δpp" +
+        slice_words(r, s, " over counts divided by their dispersion (typically ", "x binomial's)");
   } else {
     line +=
         "SAMPLING STATISTICS ONLY (1 run on a side; run-to-run variation not measured): " + level +

@@ -6,6 +6,7 @@
 
 #include "report/table.h"
 #include "stats/change.h"
+#include "stats/dispersion.h"
 #include "stats/fdr.h"
 #include "stats/power.h"
 #include "stats/screen.h"
@@ -20,14 +21,16 @@ double mean_of(const std::vector<double>& v) {
 }
 
 // A row's share on one side, as the statistics take it.
-stats::ShareSample share_sample(const DiffCell& c, uint64_t total) {
-  return {c.pct, c.run_pct, {c.samples, total}};
+stats::ShareSample share_sample(const DiffCell& c, uint64_t total, double dispersion) {
+  return {c.pct, c.run_pct, {c.samples, total}, dispersion};
 }
 
-// The change of a row's share, at level 1 - alpha (stats/change.h).
+// The change of a row's share, at level 1 - alpha (stats/change.h), its
+// counts' dispersion `dispersion` on both sides.
 Change share_change(const DiffCell& a, const DiffCell& b, uint64_t n0, uint64_t n1,
-                    NoiseMethod method, double alpha) {
-  return stats::share_change({share_sample(a, n0), share_sample(b, n1)}, method, alpha);
+                    double dispersion, NoiseMethod method, double alpha) {
+  return stats::share_change({share_sample(a, n0, dispersion), share_sample(b, n1, dispersion)},
+                             method, alpha);
 }
 
 // A row's events per work on one side: the mean and each run's, and its
@@ -60,10 +63,17 @@ double judge(const std::vector<double>& p, const std::vector<size_t>& tested, do
 }  // namespace
 
 DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
-                   bool with_work) {
+                   bool with_work, const std::vector<std::vector<uint32_t>>& slices) {
   DiffCell c;
   std::vector<double> epw;
   for (size_t r = 0; r < runs.size(); ++r) {
+    // A run with slices that lacks the row: no scatter, with B - 1 df.
+    const std::vector<uint64_t>& st = totals[r].slice_totals;
+    const bool has = r < slices.size() && slices[r].size() == st.size();
+    c.run_scatter.push_back(has ? stats::slice_scatter(slices[r], st)
+                            : runs[r].samples == 0 && st.size() >= 2
+                                ? stats::SliceScatter{0, static_cast<double>(st.size() - 1)}
+                                : stats::SliceScatter{});
     c.samples += runs[r].samples;
     c.period += runs[r].period;
     c.run_pct.push_back(percent_of(runs[r].samples, totals[r].samples));
@@ -104,9 +114,55 @@ void clip_rate(Change& c) {
   c.lo_pp = std::max(c.lo_pp, -100.0);
 }
 
+// Each row's counts' dispersion in the comparison of side s with the base,
+// over both sides' runs' slices at the row's pooled share, moderated toward
+// the rows' level (fitted over rows with a sample per slice on average;
+// a rarer row is held to binomial at least); sets DiffCompare::dispersion.
+// Returns the level (0: no slices, or no row with a sample per slice).
+double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, uint64_t n1) {
+  double slices = 0;  // over every run of both sides
+  std::vector<stats::Dispersion> d(rows.size());
+  std::vector<stats::SliceScatter> runs;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const DiffCell& a = rows[i].cells[0];
+    const DiffCell& b = rows[i].cells[s];
+    runs.assign(a.run_scatter.begin(), a.run_scatter.end());
+    runs.insert(runs.end(), b.run_scatter.begin(), b.run_scatter.end());
+    double df = 0;
+    for (const stats::SliceScatter& r : runs) df += r.df;
+    slices = std::max(slices, df + static_cast<double>(runs.size()));
+    const double p = static_cast<double>(a.samples + b.samples) / static_cast<double>(n0 + n1);
+    d[i] = stats::pooled_dispersion(runs, p);
+  }
+  if (!(slices > 0)) return 0;
+  std::vector<stats::Dispersion> informative;
+  std::vector<bool> in_prior(rows.size(), false);
+  double sum = 0, df = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto k = static_cast<double>(rows[i].cells[0].samples + rows[i].cells[s].samples);
+    if (d[i].df > 0 && k >= slices) {
+      informative.push_back(d[i]);
+      in_prior[i] = true;
+      sum += d[i].value * d[i].df;
+      df += d[i].df;
+    }
+  }
+  const stats::VariancePrior prior = stats::fit_dispersion_prior(informative);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    DiffCompare& c = rows[i].vs_base[s];
+    c.dispersion_df = d[i].df;
+    // A rarer row is sampled at random, not at regular intervals: binomial
+    // at least, and more where its own slices say it is bursty.
+    c.dispersion = in_prior[i] ? stats::moderated_dispersion(d[i], prior)
+                               : std::max(1.0, d[i].df > 0 ? d[i].value : 1.0);
+  }
+  if (informative.empty()) return 0;
+  return prior.rows >= 3 ? prior.scale : sum / df;
+}
+
 // The spread of one run's share over the rows present on both sides.
 stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
-                            const std::vector<std::vector<RunTotals>>& totals) {
+                            const std::vector<std::vector<RunTotals>>& totals, double dispersion) {
   std::vector<uint64_t> run_samples;
   for (size_t side : {size_t{0}, s}) {
     for (const RunTotals& t : totals[side]) run_samples.push_back(t.samples);
@@ -116,7 +172,17 @@ stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
     if (row.vs_base[s].sided != Sidedness::Both) continue;
     shares.push_back({row.cells[0].run_pct, row.cells[s].run_pct});
   }
-  return stats::fit_run_spread(run_samples, shares);
+  // The slices' degrees of freedom, when every run has slices.
+  double slice_df = 0;
+  bool every = dispersion > 0;
+  for (size_t side : {size_t{0}, s}) {
+    for (const RunTotals& t : totals[side]) {
+      every &= t.slice_totals.size() >= 2;
+      slice_df += t.slice_totals.size() >= 2 ? static_cast<double>(t.slice_totals.size() - 1) : 0;
+    }
+  }
+  return stats::fit_run_spread(run_samples, shares, dispersion > 0 ? dispersion : 1.0,
+                               every ? slice_df : 0.0);
 }
 
 // An unlisted cell at the top of its bounds (its list's cutoff).
@@ -187,13 +253,19 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
       ++levels.screened.rows_with_samples;
     }
   }
-  if (method == NoiseMethod::RunVariance) levels.spread = fit_spread(rows, s, totals);
+  if (method != NoiseMethod::None) levels.dispersion = measure_dispersions(rows, s, n0, n1);
+  if (method == NoiseMethod::RunVariance) {
+    levels.spread = fit_spread(rows, s, totals, levels.dispersion);
+  }
   const bool moderated = method == NoiseMethod::RunVariance && levels.spread.fitted();
-  auto cells_change = [&](const DiffCell& a, const DiffCell& b, double level) {
-    if (!moderated) return share_change(a, b, n0, n1, method, level);
+  auto cells_change = [&](const DiffCell& a, const DiffCell& b, double dispersion, double level) {
+    if (!moderated) return share_change(a, b, n0, n1, dispersion, method, level);
     const double p = (a.pct + b.pct) / 200;
-    return stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * levels.spread.trend(p),
-                                   levels.spread.prior, level);
+    // A prior from the slices is each row's own: its slices' dispersion.
+    const double trend = levels.spread.from_slices
+                             ? levels.spread.binomial_a * dispersion * p * (1 - p)
+                             : levels.spread.trend(p);
+    return stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * trend, levels.spread.prior, level);
   };
   auto change_at = [&](size_t i, double level) {
     const DiffCell& a = rows[i].cells[0];
@@ -201,14 +273,14 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     const DiffCompare& d = rows[i].vs_base[s];
     Change c;
     if (!d.bounded) {
-      c = cells_change(a, b, level);
+      c = cells_change(a, b, d.dispersion, level);
     } else if (method == NoiseMethod::None) {
       c.lo_pp = d.bounds_lo, c.hi_pp = d.bounds_hi;
     } else {
       // The two ends: the lowest change (base at its most, new at its
       // least) and the highest; tested at the one nearer no change.
-      const Change low = cells_change(at_most(a), b, level);
-      const Change high = cells_change(a, at_most(b), level);
+      const Change low = cells_change(at_most(a), b, d.dispersion, level);
+      const Change high = cells_change(a, at_most(b), d.dispersion, level);
       c.lo_pp = std::min(low.lo_pp, high.lo_pp);
       c.hi_pp = std::max(low.hi_pp, high.hi_pp);
       c.p = d.bounds_lo > 0 ? low.p : d.bounds_hi < 0 ? high.p : 1.0;

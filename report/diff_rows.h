@@ -3,12 +3,13 @@
 // are stats/'s (stats/change.h, stats/fdr.h); this pulls the counts out of
 // the rows and stores what comes back.
 //
-// Shares: sampling statistics (Newcombe) with one run on a side, else
-// run-to-run variance (Welch) held to the pooled counts; Benjamini–Hochberg
-// across the rows at FDR alpha. Events per unit of work (with scores): the
-// same two methods on each run's events per work — Welch on the per-run
-// values, or with one run a side the sample counts against the work done (a
-// score test on the conditional binomial) — and their own BH.
+// Shares: sampling statistics (Newcombe) with one run on a side, on counts
+// over their dispersion across time slices where the runs have them
+// (stats/dispersion.h), else run-to-run variance (moderated t, or Welch held
+// to the pooled counts); Benjamini–Hochberg across the rows at FDR alpha. Events per unit of work
+// (with scores): the same two methods on each run's events per work — Welch on the per-run values,
+// or with one run a side the sample counts against the work done (a score test on the conditional
+// binomial) — and their own BH.
 //
 // Intervals are false coverage-rate intervals (Benjamini & Yekutieli 2005):
 // when BH selects R of the m rows tested, every row's interval is at level
@@ -31,12 +32,15 @@ struct RunTotals {
   // A cut top-N listing: its last listed row's samples (a row it does not
   // list had at most these); 0 for a recording or a whole listing.
   uint64_t cutoff = 0;
+  // Each time slice's samples (Histogram::slice_totals); empty: none.
+  std::vector<uint64_t> slice_totals;
 };
 
 // A row's cell on one side from its per-run counts and the runs' totals (a
-// run that is a cut listing and lacks the row makes the cell unlisted).
+// run that is a cut listing and lacks the row makes the cell unlisted), and
+// per run its samples in each time slice (`slices`, empty where unknown).
 DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>& totals,
-                   bool with_work);
+                   bool with_work, const std::vector<std::vector<uint32_t>>& slices = {});
 
 // Judges side `s` of every row against side 0 (vs_base[s]), shares and, when
 // `with_work`, events per work. Rows too small to reach significance are
@@ -56,7 +60,13 @@ struct SideLevels {
   double work_alpha = 0.05;
   DiffResult::Screened screened;
   stats::RunSpread spread;
+  double dispersion = 0;  // the rows' level over time slices; 0: not measured
 };
+// Where the runs have time slices, each row's counts' dispersion is
+// measured over both sides' slices and moderated across rows
+// (stats/dispersion.h), and the sampling statistics (one run a side, and
+// the pooled counts run-variance verdicts are held to) count samples over
+// it; the spread's sampling term is binomial's times the rows' level.
 SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method,
                         const std::vector<std::vector<RunTotals>>& totals, double alpha,
                         bool with_work);
