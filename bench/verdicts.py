@@ -451,6 +451,18 @@ def cmd_analyse(kprof, work, comparisons, seed):
         comps = ab_comparisons(hc_a, hc_b, k, n, rng, shuffle_first=False)
         planted_section(out, kprof, "hot-cold", comps, true_hc, coverage, seen)
         out("      %s" % reuse_note(comps, len(hc_a) + len(hc_b)))
+    hp_a, hp_b = pool(work, "hpA"), pool(work, "hpB")
+    if hp_a and hp_b:
+        true_hp = mean_share(kprof, hp_b) - mean_share(kprof, hp_a)
+        out("  longer recordings (%s s each, so the +2 pp change is not drowned in sampling "
+            "noise):" % settings.get("power_seconds", "?"))
+        out(pool_line(kprof, "hpA", hp_a, fa))
+        out(pool_line(kprof, "hpB", hp_b, fb))
+        for k in (1, 3):
+            comps = ab_comparisons(hp_a, hp_b, k, n, rng, shuffle_first=False)
+            planted_section(out, kprof, "hot-cold %ss" % settings.get("power_seconds", "?"),
+                            comps, true_hp, coverage, seen)
+            out("      %s" % reuse_note(comps, len(hp_a) + len(hp_b)))
     if c_a and c_b:
         true_c = mean_share(kprof, c_b) - mean_share(kprof, c_a)
         true_h = mean_share(kprof, c_b, "hot") - mean_share(kprof, c_a, "hot")

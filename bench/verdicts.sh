@@ -7,7 +7,11 @@
 #      of a preprocessed repo file, again and again, pool cAA) with >= 1,500
 #      rows;
 #   2. power: hot-cold COLD_FACTOR 1.3 against 1.43 (kprof_cold 10% slower,
-#      ~+2 pp), how often kprof_cold is flagged in the right direction; and a
+#      ~+2 pp), how often kprof_cold is flagged in the right direction, at
+#      HC_SECONDS and again at POWER_SECONDS (pools hpA, hpB: where a 1 s
+#      recording's shares spread as binomial's, +2 pp is ~2.4 SE at 3v3 and
+#      no test finds it 80% of the time; four times the samples halve the
+#      SE); and a
 #      change planted in the compile profile: kprof_prog_hotcold runs beside
 #      the compile loop for C_SIDE_SECONDS, COLD_FACTOR 1.3 in pool cA and
 #      C_PLANT_FACTOR in pool cB (kprof_cold up, kprof_hot down; cA vs cB);
@@ -23,7 +27,7 @@
 # after the first reuse recordings (the output says so, and gives round 1's
 # disjoint rate beside the total).
 #
-# usage: bench/verdicts.sh                  (~10-12 min on 2 CPUs)
+# usage: bench/verdicts.sh                  (~14-16 min on 2 CPUs)
 #        QUICK=1 bench/verdicts.sh          (small pools, under 3 min)
 #        KPROF=/path/kprof PROGRAMS=/path/dir bench/verdicts.sh
 # knobs: KPROF=path (default build/cli/kprof)  PROGRAMS=dir of kprof_prog_hotcold
@@ -33,6 +37,7 @@
 #        FLOOR_POOL=30 (each of the four floor pools)  PILOTS=5 (--plan pilots)
 #        C_POOL=21 (compile loop alone, the A/A)  C_PLANT_POOL=9 (each of cA, cB)
 #        C_SECONDS=5 C_FREQ=1999 C_SIDE_SECONDS=2 C_PLANT_FACTOR=2.6
+#        POWER_SECONDS=4 (0: skip the longer power pools) POWER_POOL=30
 #        COMPILE_SRC=report/diff_rows.cpp (preprocessed once at the start, so
 #        edits in the tree during the run change nothing)  SEED=22
 # Results: bench/out/verdicts-<time>.txt; recordings in bench/out/verdicts-<time>/.
@@ -46,8 +51,10 @@ HOTCOLD=$PROGRAMS/kprof_prog_hotcold
 if [[ -n ${QUICK:-} ]]; then
   : "${COMPARISONS:=12}" "${HC_POOL:=12}" "${HC_SECONDS:=0.5}" "${FLOOR_BASE_POOL:=12}"
   : "${FLOOR_POOL:=8}" "${PILOTS:=2}" "${C_POOL:=6}" "${C_PLANT_POOL:=3}" "${C_SECONDS:=3}"
-  : "${C_SIDE_SECONDS:=1}"
+  : "${C_SIDE_SECONDS:=1}" "${POWER_POOL:=8}" "${POWER_SECONDS:=2}"
 fi
+POWER_SECONDS=${POWER_SECONDS:-4}
+POWER_POOL=${POWER_POOL:-30}
 COMPARISONS=${COMPARISONS:-60}
 HC_POOL=${HC_POOL:-60}
 HC_FREQ=${HC_FREQ:-999}
@@ -88,6 +95,10 @@ echo "recording hot-cold pools (-F $HC_FREQ, $HC_SECONDS s each)" >&2
 hotcold hcA "$HC_POOL" "$FACTOR_A"
 hotcold hcB "$HC_POOL" "$FACTOR_B"
 hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
+if [[ $POWER_SECONDS != 0 ]]; then
+  record hpA "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_A"
+  record hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_B"
+fi
 
 echo "floor pilots (--plan) on pool fl0" >&2
 python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" >"$W/factors.txt"
@@ -120,6 +131,7 @@ rm -f "$W/record.log"
 
 cat >"$W/settings.json" <<EOF
 {"factor_a": $FACTOR_A, "factor_b": $FACTOR_B, "hc_freq": $HC_FREQ, "hc_seconds": $HC_SECONDS,
+ "power_seconds": $POWER_SECONDS,
  "c_freq": $C_FREQ, "c_seconds": $C_SECONDS, "c_side_seconds": $C_SIDE_SECONDS,
  "c_factor_a": $FACTOR_A, "c_factor_b": $C_PLANT_FACTOR,
  "compile_desc": "g++ -O2 -c of $COMPILE_SRC (preprocessed, $(wc -c <"$UNIT") bytes) in a loop"}

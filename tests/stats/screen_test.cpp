@@ -189,6 +189,51 @@ TEST(Dispersion, BatchMeansAgainstBinomial) {
   EXPECT_EQ(batch_dispersion(std::vector<uint32_t>(16, 0), totals).df, 0);
 }
 
+// Successive differences: a phase (a row in the first half of the
+// recording only, every recording alike) is one step, not burstiness; a
+// burst still counts. Pooled over two runs, a run that missed the burst
+// does not make the row look precise.
+TEST(Dispersion, PhasesAreOneStepAndPoolingKeepsTheBursts) {
+  const std::vector<uint64_t> totals(32, 1000);
+  std::vector<uint32_t> phased(32, 0);
+  for (size_t j = 0; j < 16; ++j) phased[j] = 200;  // 10% of the run, all in its first half
+  // The plain sum of squares about p = 0.1: every slice 100 off.
+  const double pearson = 32 * 100.0 * 100 / 1000 / (0.1 * 0.9) / 31;
+  const double mssd = batch_dispersion(phased, totals).value;
+  EXPECT_NEAR(mssd, 200.0 * 200 / 1000 / 2 / (0.1 * 0.9) / 31, 1e-9);  // one step of 200
+  EXPECT_LT(mssd, pearson / 10);
+  std::vector<uint32_t> burst(32, 2), calm(32, 2);
+  burst[7] = 40;
+  const SliceScatter b = slice_scatter(burst, totals), c = slice_scatter(calm, totals);
+  EXPECT_EQ(b.df, 31);
+  EXPECT_EQ(c.ss, 0);
+  const double p = (64.0 + 38 + 64) / 64000;
+  const SliceScatter both[] = {b, c};
+  const Dispersion pooled = pooled_dispersion(both, p);
+  EXPECT_EQ(pooled.df, 62);
+  EXPECT_GT(pooled.value, 5);
+  // A run without the row: no scatter, but its slices count.
+  const std::vector<uint32_t> none(32, 0);
+  EXPECT_EQ(slice_scatter(none, totals).df, 31);
+  EXPECT_EQ(slice_scatter(none, totals).ss, 0);
+  EXPECT_EQ(pooled_dispersion(both, 0).df, 0) << "a share of 0 says nothing";
+}
+
+// Moderation: rows that agree share their level; a row without slices
+// gets it; with too few rows a row keeps its own.
+TEST(Dispersion, ModeratedTowardTheRowsLevel) {
+  std::vector<Dispersion> rows;
+  for (double v : {0.2, 0.25, 0.3, 0.22, 0.28, 0.24}) rows.push_back({v, 31});
+  const VariancePrior prior = fit_dispersion_prior(rows);
+  EXPECT_NEAR(prior.scale, 0.25, 0.03);
+  EXPECT_NEAR(moderated_dispersion({0.6, 31}, prior), 0.25, 0.2);
+  EXPECT_LT(moderated_dispersion({0.6, 31}, prior), 0.6);
+  EXPECT_DOUBLE_EQ(moderated_dispersion({1, 0}, prior), prior.scale);
+  const VariancePrior few = fit_dispersion_prior(std::span<const Dispersion>(rows).first(2));
+  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 31}, few), 0.6);
+  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 0}, few), 1.0);
+}
+
 // Effective counts: a dispersion of 1 is the sampling test; 0.25 is four
 // times the samples; the point change stays the counts'.
 TEST(Dispersion, EffectiveCountsScaleTheSamplingTest) {
