@@ -104,7 +104,10 @@ void validate(Args& a) {
     throw Error("--mmap-pages " + std::to_string(r.mmap_pages) + " is not a power of two");
   }
   if (!r.command.empty() && collector::find_in_path(r.command[0]).empty()) {
-    throw Error("cannot run '" + r.command[0] + "': No such file or directory (not in PATH)");
+    // PATH is searched only for a name without a slash.
+    const bool path = r.command[0].find('/') != std::string::npos;
+    throw Error("cannot run '" + r.command[0] + "': No such file or directory" +
+                (path ? "" : " (not in PATH)"));
   }
   // Refused before FILE.old is made: moving a link or a directory aside and
   // writing a profile in its place is never what -o meant.
@@ -194,6 +197,15 @@ int cmd_record(int argc, char** argv) {
   add_options(app, a);
   if (auto code = parse_args(app, argc, argv)) return *code;
   a.rec.command = app.remaining();
+  // The workload starts at the first word kprof does not know: one that
+  // looks like an option there, before any "--", is a mistyped option of
+  // kprof's, not a program to run.
+  if (!a.rec.command.empty() && a.rec.command.front().size() > 1 &&
+      a.rec.command.front()[0] == '-' && a.rec.command.front() != "--") {
+    throw Error("unknown option '" + a.rec.command.front() +
+                    "' (try kprof record --help; the workload and its own options follow --)",
+                2);
+  }
   if (!a.rec.command.empty() && a.rec.command.front() == "--")
     a.rec.command.erase(a.rec.command.begin());
   validate(a);

@@ -14,6 +14,7 @@ struct BadInput {
   std::string setup;              // "notkprof", "empty" or "": file to create at @DIR/f
   std::string must_mention;       // the line names this ("@DIR" expanded)
   int code = 1;                   // 1: kprof's own failure; 2: a usage error
+  std::string must_not_mention;   // nor this ("": no such check)
 };
 
 void PrintTo(const BadInput& b, std::ostream* os) {
@@ -43,6 +44,9 @@ TEST_P(BadInputTest, FailsWithOneLine) {
   ASSERT_EQ(lines.size(), 1u) << r.describe();
   EXPECT_NE(lines[0].find(expand(c.must_mention, dir.path())), std::string::npos) << r.describe();
   EXPECT_EQ(lines[0].rfind("kprof", 0), 0u) << r.describe();
+  if (!c.must_not_mention.empty()) {
+    EXPECT_EQ(lines[0].find(c.must_not_mention), std::string::npos) << r.describe();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -56,6 +60,12 @@ INSTANTIATE_TEST_SUITE_P(
                                {"record", "-o", "@DIR/x.kprof", "--", "@DIR/no_such_command_xyz"},
                                "",
                                "no_such_command_xyz"},
+                      BadInput{"MissingPathIsNotSearchedInPath",
+                               {"record", "-o", "@DIR/x.kprof", "--", "@DIR/no_such_command_xyz"},
+                               "",
+                               "xyz': No such file or directory",
+                               1,
+                               "PATH"},
                       BadInput{"UnwritableOutput",
                                {"record", "-o", "/proc/nope/x.kprof", "--", "@PROG", "0"},
                                "",
@@ -84,7 +94,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "",
                  "must be 1 or more, not '0'",
                  2},
-        BadInput{"NegativeTop", {"report", "@DIR/f", "--top", "-1"}, "", "must be 0 or more", 2}),
+        BadInput{"NegativeTop", {"report", "@DIR/f", "--top", "-1"}, "", "must be 0 or more", 2},
+        // Not taken as the command to run.
+        BadInput{"UnknownRecordOption",
+                 {"record", "--bogus", "-o", "@DIR/x.kprof", "--", "@PROG", "0"},
+                 "",
+                 "unknown option '--bogus'",
+                 2}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
