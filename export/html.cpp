@@ -239,7 +239,7 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
   if (!profile.status.complete && hist.notice.empty()) {
     warnings.push_back("profile cut short: " + describe_status(profile.status));
   }
-  for (const std::string& n : run.notices) warnings.push_back(n);
+  for (const std::string& n : run_notices(run)) warnings.push_back(n);
   if (run.event.fell_back) {
     warnings.push_back("sampled cpu-clock, not cycles: " + run.event.fallback_reason);
   }

@@ -154,7 +154,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});
   }
-  for (const std::string& n : p.run.notices) t.add_row({"notice:", n});
+  for (const std::string& n : run_notices(p.run)) t.add_row({"notice:", n});
   if (!hist.notice.empty()) t.add_row({"notice:", hist.notice});
   t.write(out, false);
 }

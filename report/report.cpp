@@ -135,7 +135,7 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   } else {
     t.add_row({"# samples:", format_count(recorded) + (hist.recovered ? " (recovered)" : "")});
   }
-  for (const std::string& n : run.notices) t.add_row({notice, n});
+  for (const std::string& n : run_notices(run)) t.add_row({notice, n});
   if (const std::string skid = irq_skid_notice(hist.histogram, run.event); !skid.empty()) {
     t.add_row({notice, skid});
   }

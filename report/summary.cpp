@@ -79,6 +79,15 @@ std::string describe_event(const EventInfo& event) {
   return s;
 }
 
+std::vector<std::string> run_notices(const RunInfo& run) {
+  std::vector<std::string> out;
+  for (const std::string& n : run.notices) {
+    if (run.event.fell_back && n.find("sampling cpu-clock instead") != std::string::npos) continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
 std::string signal_name(int signo) {
   // Linux numbering (x86, arm, and most others); the profile may be read on
   // another system, so strsignal() of the reader would be wrong anyway.

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/model.h"
 #include "core/profile.h"
@@ -35,6 +36,10 @@ ProfileHistogram histogram_of(const Profile& profile);
 // "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
 // "cycles, period 100000 (requested CPU_CLK_UNHALTED:100000)".
 std::string describe_event(const EventInfo& event);
+// The run's notices less the one that repeats what describe_event() already
+// says (the recorder's "... cannot be sampled here ...; sampling cpu-clock
+// instead" of a fallback): each fact once in a header or a page.
+std::vector<std::string> run_notices(const RunInfo& run);
 // "499 Hz" or "period 100000"; "" when the rate is not known (a listing).
 std::string describe_rate(const EventInfo& event);
 // The heading of a profile's shares, by what really ran: "Cycles%" only when

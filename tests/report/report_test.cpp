@@ -169,6 +169,14 @@ TEST(Report, FallbackHeader) {
                       "here: no hardware PMU (ENOENT opening cycles))"),
             std::string::npos)
       << text;
+  // Said once: the recorder's notice of the same fallback is not repeated.
+  EXPECT_EQ(text.find("sampling cpu-clock instead"), std::string::npos) << text;
+  EXPECT_EQ(run_notices(b.run).size(), 0u);
+  RunInfo other = b.run;
+  other.notices.push_back("kernel samples were not allowed");
+  EXPECT_EQ(run_notices(other), std::vector<std::string>{"kernel samples were not allowed"});
+  other.event.fell_back = false;
+  EXPECT_EQ(run_notices(other).size(), 2u) << "without a fallback nothing repeats it";
   EXPECT_GOLDEN("fallback_header.txt", text);
 }
 
