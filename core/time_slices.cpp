@@ -4,10 +4,10 @@ namespace kprof {
 
 void TimeSlices::halve() {
   for (size_t at = 0; at < counts_.size(); at += kMax) {
-    for (uint32_t j = 0; j < kMax / 2; ++j) {
+    for (size_t j = 0; j < kMax / 2; ++j) {
       counts_[at + j] = counts_[at + 2 * j] + counts_[at + 2 * j + 1];
     }
-    for (uint32_t j = kMax / 2; j < kMax; ++j) counts_[at + j] = 0;
+    for (size_t j = kMax / 2; j < kMax; ++j) counts_[at + j] = 0;
   }
   ++width_log2_;
 }
