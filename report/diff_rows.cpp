@@ -119,8 +119,26 @@ void clip_rate(Change& c) {
 // the rows' level (fitted over rows with a sample per slice on average;
 // a rarer row is held to binomial at least); sets DiffCompare::dispersion.
 // Returns the level (0: no slices, or no row with a sample per slice).
-double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, uint64_t n1) {
-  double slices = 0;  // over every run of both sides
+// The slices of both sides' runs: how many, and how many of the runs have
+// none (fewer than 2).
+struct SliceCount {
+  size_t slices = 0, runs_without = 0;
+};
+SliceCount count_slices(const std::vector<std::vector<RunTotals>>& totals, size_t s) {
+  SliceCount c;
+  for (size_t side : {size_t{0}, s}) {
+    for (const RunTotals& t : totals[side]) {
+      const size_t b = t.slice_totals.size();
+      c.slices += b >= 2 ? b : 0;
+      c.runs_without += b < 2;
+    }
+  }
+  return c;
+}
+
+double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, uint64_t n1,
+                           size_t slices) {
+  if (slices == 0) return 0;
   std::vector<stats::Dispersion> d(rows.size());
   std::vector<stats::SliceScatter> runs;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -128,19 +146,15 @@ double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, ui
     const DiffCell& b = rows[i].cells[s];
     runs.assign(a.run_scatter.begin(), a.run_scatter.end());
     runs.insert(runs.end(), b.run_scatter.begin(), b.run_scatter.end());
-    double df = 0;
-    for (const stats::SliceScatter& r : runs) df += r.df;
-    slices = std::max(slices, df + static_cast<double>(runs.size()));
     const double p = static_cast<double>(a.samples + b.samples) / static_cast<double>(n0 + n1);
     d[i] = stats::pooled_dispersion(runs, p);
   }
-  if (!(slices > 0)) return 0;
   std::vector<stats::Dispersion> informative;
   std::vector<bool> in_prior(rows.size(), false);
   double sum = 0, df = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto k = static_cast<double>(rows[i].cells[0].samples + rows[i].cells[s].samples);
-    if (d[i].df > 0 && k >= slices) {
+    if (d[i].df > 0 && k >= static_cast<double>(slices)) {
       informative.push_back(d[i]);
       in_prior[i] = true;
       sum += d[i].value * d[i].df;
@@ -172,17 +186,13 @@ stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
     if (row.vs_base[s].sided != Sidedness::Both) continue;
     shares.push_back({row.cells[0].run_pct, row.cells[s].run_pct});
   }
-  // The slices' degrees of freedom, when every run has slices.
-  double slice_df = 0;
-  bool every = dispersion > 0;
-  for (size_t side : {size_t{0}, s}) {
-    for (const RunTotals& t : totals[side]) {
-      every &= t.slice_totals.size() >= 2;
-      slice_df += t.slice_totals.size() >= 2 ? static_cast<double>(t.slice_totals.size() - 1) : 0;
-    }
-  }
+  // The slices' degrees of freedom (one less than slices per run), when
+  // every run has slices.
+  const SliceCount c = count_slices(totals, s);
+  const size_t runs = totals[0].size() + totals[s].size();
+  const bool every = dispersion > 0 && c.runs_without == 0;
   return stats::fit_run_spread(run_samples, shares, dispersion > 0 ? dispersion : 1.0,
-                               every ? slice_df : 0.0);
+                               every ? static_cast<double>(c.slices - runs) : 0.0);
 }
 
 // An unlisted cell at the top of its bounds (its list's cutoff).
@@ -253,7 +263,9 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
       ++levels.screened.rows_with_samples;
     }
   }
-  if (method != NoiseMethod::None) levels.dispersion = measure_dispersions(rows, s, n0, n1);
+  if (method != NoiseMethod::None) {
+    levels.dispersion = measure_dispersions(rows, s, n0, n1, count_slices(totals, s).slices);
+  }
   if (method == NoiseMethod::RunVariance) {
     levels.spread = fit_spread(rows, s, totals, levels.dispersion);
   }
