@@ -215,15 +215,21 @@ CallTree call_tree(const Stacks& s, std::string_view func, CallDirection directi
   std::set<Mode> modes;
   for (size_t f = 0; f < s.frames.size(); ++f) {
     const Frame& fr = s.frames[f];
-    if (fr.function != func && canonical_name(fr.function) != func) continue;
+    if (!names_function(fr.function, func)) continue;
     match[f] = true;
     matches.insert({image_name(s, fr.image), fr.function});
     images.insert(image_name(s, fr.image));
     modes.insert(fr.mode);
   }
   if (matches.empty()) {
+    std::vector<std::string_view> names;
+    for (const Frame& fr : s.frames) names.push_back(fr.function);
+    std::string closest;
+    for (const std::string& n : closest_names(names, func)) {
+      closest += (closest.empty() ? "; closest: " : ", ") + n;
+    }
     throw Error("no function '" + std::string(func) + "' in the call stacks of " + file +
-                "; kprof report --children lists them");
+                closest + "; kprof report --children lists them");
   }
   tree.matches.assign(matches.begin(), matches.end());
 

@@ -12,10 +12,22 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kprof {
 
 // The name with its clone suffixes removed ("kfree.cold" -> "kfree").
 std::string canonical_name(std::string_view raw);
+
+// How a user names a function on the command line (--callers FUNC): its full
+// name, its canonical name, the name without its parameter list
+// ("ns::Box<long>::work" for "ns::Box<long>::work(long) const"), or that
+// name's last component ("work").
+bool names_function(std::string_view function, std::string_view query);
+
+// Up to `n` of `names` closest to `query` (a name containing it first, then
+// by edit distance of the short names), for "no function X; closest: ...".
+std::vector<std::string> closest_names(const std::vector<std::string_view>& names,
+                                       std::string_view query, size_t n = 3);
 
 }  // namespace kprof

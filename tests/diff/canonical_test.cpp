@@ -45,5 +45,31 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"file.isradar", "file.isradar"}, Case{".cold", ".cold"}, Case{".isra.0", ".isra.0"},
         Case{"", ""}));
 
+// Issue 23, item 8: a function is named on the command line without its
+// parameters, or by its last component.
+TEST(NamesFunction, WithoutParametersOrQualifiers) {
+  const std::string f = "ns::Box<long>::work(long)";
+  EXPECT_TRUE(names_function(f, f));
+  EXPECT_TRUE(names_function(f, "ns::Box<long>::work"));
+  EXPECT_TRUE(names_function(f, "work"));
+  EXPECT_TRUE(names_function("ns::Box<long>::work(long) const [clone .isra.0]", "work"));
+  EXPECT_TRUE(names_function("Foo::operator()(int)", "Foo::operator()"));
+  EXPECT_TRUE(names_function("kfree.cold", "kfree"));
+  EXPECT_FALSE(names_function(f, "wor"));
+  EXPECT_FALSE(names_function(f, "Box<long>"));
+  EXPECT_FALSE(names_function(f, ""));
+  EXPECT_FALSE(names_function("std::vector<ns::work>::push_back(int)", "work"));
+}
+
+TEST(NamesFunction, ClosestNamesContainingFirstThenByDistance) {
+  const std::vector<std::string_view> names = {"ns::Box<long>::work(long)", "main", "worker_loop",
+                                               "schedule", "__schedule", "zzzz_unrelated"};
+  EXPECT_EQ(closest_names(names, "wrok"), (std::vector<std::string>{"ns::Box<long>::work(long)"}));
+  EXPECT_EQ(closest_names(names, "sched"), (std::vector<std::string>{"__schedule", "schedule"}));
+  EXPECT_EQ(closest_names(names, "work"),
+            (std::vector<std::string>{"ns::Box<long>::work(long)", "worker_loop"}));
+  EXPECT_TRUE(closest_names(names, "qqqqqqqqqq").empty());
+}
+
 }  // namespace
 }  // namespace kprof

@@ -329,6 +329,20 @@ TEST(Callgraph, FunctionNotFound) {
   }
 }
 
+// Issue 23, item 8: on no match the closest names are offered.
+TEST(Callgraph, FunctionNotFoundSuggestsTheClosest) {
+  try {
+    call_tree(sample_stacks(), "schedul", CallDirection::Callers, 3, "run.kprof");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "no function 'schedul' in the call stacks of run.kprof; closest: schedule; "
+                 "kprof report --children lists them");
+  }
+  const CallTree t = call_tree(sample_stacks(), "foo", CallDirection::Callers, 1, "run.kprof");
+  EXPECT_EQ(t.matches.size(), 2u) << "foo and foo.isra.0";
+}
+
 TEST(Callgraph, TruncatedStacks) {
   Stacks s = sample_stacks();
   EXPECT_EQ(truncated_stack_samples(s), 3u);  // only the a→leaf stack; kernel-only stacks never
