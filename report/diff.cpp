@@ -41,6 +41,12 @@ const char* diff_by_name(DiffBy by) {
   return "function";
 }
 
+std::string diff_rows_title(const DiffOptions& o) {
+  if (o.view == "children") return "functions by total samples (self and children)";
+  if (o.view.starts_with("callers ")) return "callers of " + o.view.substr(8);
+  return std::string("by ") + diff_by_name(o.by);
+}
+
 const char* sidedness_mark(Sidedness s) {
   switch (s) {
     case Sidedness::OnlyBase:
@@ -199,14 +205,15 @@ void comparability_warnings(const std::vector<DiffSide>& sides,
       if (s == 0 && r == 0) continue;
       const EventInfo& a = base.event;
       const EventInfo& b = run.run.event;
-      if (a.fell_back != b.fell_back) {
-        const std::string& fb = a.fell_back ? base_name : name;
-        const std::string& hw = a.fell_back ? name : base_name;
-        warn(fb + " fell back to cpu-clock and " + hw +
-             " did not: timer samples are not cycles, compare shares with care");
-      } else if (a.name != b.name) {
-        warn("different events: " + base_name + " ran '" + a.name + "', " + name + " ran '" +
-             b.name + "'");
+      // What ran, not what was asked for: a fallback to cpu-clock against a
+      // run that asked for cpu-clock is the same event on both sides.
+      if (a.name != b.name) {
+        auto ran = [](const std::string& who, const EventInfo& e) {
+          return who + " ran '" + e.name + "'" + (e.fell_back ? " (fell back to it)" : "");
+        };
+        const bool timer = a.fell_back || b.fell_back;
+        warn("different events: " + ran(base_name, a) + ", " + ran(name, b) +
+             (timer ? ": timer samples are not cycles, compare shares with care" : ""));
       }
       if (a.use_freq != b.use_freq || a.rate != b.rate) {
         warn(std::string(a.use_freq && b.use_freq     ? "different sampling frequencies: "

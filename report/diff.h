@@ -82,6 +82,10 @@ struct DiffOptions {
   std::string view;          // what the rows are, for the page: "", "children", "callers FUNC"
 };
 
+// What the rows are, for titles: "by function", or for a call-graph view
+// "callers of FUNC" / "functions by total samples (self and children)".
+std::string diff_rows_title(const DiffOptions& o);
+
 struct DiffInput {
   std::vector<DiffSide> sides;        // at least two
   std::vector<std::string> warnings;  // from loading (cut-short files), shown first

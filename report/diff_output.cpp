@@ -138,8 +138,8 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
                       });
     tops[s].resize(n);
   }
-  out << "Top " << (o.top ? std::to_string(o.top) : std::string("all")) << " by "
-      << diff_by_name(o.by) << " in each profile (share of its samples)\n";
+  out << "Top " << (o.top ? std::to_string(o.top) : std::string("all")) << " "
+      << diff_rows_title(o) << " in each profile (share of its samples)\n";
   std::vector<Column> cols;
   size_t rows = 0;
   for (size_t s = 0; s < tops.size(); ++s) {
@@ -428,7 +428,7 @@ void write_merged(std::ostream& out, const DiffResult& r, const std::vector<cons
 }  // namespace
 
 void write_diff_text(std::ostream& out, const DiffResult& r) {
-  out << "kprof diff by " << diff_by_name(r.options.by) << ": base " << r.labels[0] << " against";
+  out << "kprof diff " << diff_rows_title(r.options) << ": base " << r.labels[0] << " against";
   for (size_t s = 1; s < r.labels.size(); ++s) out << (s > 1 ? ", " : " ") << r.labels[s];
   out << "\n";
   if (!r.warnings.empty()) out << "\n";

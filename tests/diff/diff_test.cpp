@@ -259,10 +259,32 @@ TEST(DiffWarnings, CpuClockFallbackVersusCycles) {
   const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0],
-            "b fell back to cpu-clock and a did not: timer samples are not cycles, compare "
-            "shares with care");
+            "different events: a ran 'cycles', b ran 'cpu-clock' (fell back to it): timer "
+            "samples are not cycles, compare shares with care");
   const std::string text = text_of(r);
-  EXPECT_LT(text.find("warning: b fell back"), text.find("Run summary")) << text;
+  EXPECT_LT(text.find("warning: different events"), text.find("Run summary")) << text;
+}
+
+// Issue 23, item 4: what ran is compared, not whether a side fell back.
+TEST(DiffWarnings, EventsAreWhatRanNotWhatWasAskedFor) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  a.run.event.name = "cpu-clock";
+  a.run.event.fell_back = true;  // asked for cycles
+  b.run.event.name = "cpu-clock";  // asked for cpu-clock (perf record -e cpu-clock)
+  DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  b.run.event.name = "page-faults";
+  b.run.event.use_freq = false;
+  b.run.event.rate = 10;
+  a.run.event.use_freq = true;
+  a.run.event.rate = 999;
+  r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[0],
+            "different events: a ran 'cpu-clock' (fell back to it), b ran 'page-faults': timer "
+            "samples are not cycles, compare shares with care");
+  EXPECT_EQ(r.warnings[1], "different sampling modes: a 999 Hz, b period 10");
 }
 
 TEST(DiffWarnings, DifferentPeriodsFrequenciesAndCpus) {
@@ -285,6 +307,25 @@ TEST(DiffWarnings, DifferentPeriodsFrequenciesAndCpus) {
   r = diff_profiles({{{"", {a}}, {"", {b}}}});
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "different events: a ran 'cycles', b ran 'instructions'");
+}
+
+// Issue 23, item 9: a call-graph view's titles say what its rows are.
+TEST(DiffText, CallGraphViewsSayWhatTheRowsAre) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffInput in{{{"", {a}}, {"", {b}}}, {}, {}};
+  in.options.top = 5;
+  EXPECT_EQ(text_of(diff_profiles(in)).rfind("kprof diff by function: base a against b\n", 0), 0u);
+  in.options.view = "callers ns::work";
+  std::string text = text_of(diff_profiles(in));
+  EXPECT_EQ(text.rfind("kprof diff callers of ns::work: base a against b\n", 0), 0u) << text;
+  EXPECT_NE(text.find("Top 5 callers of ns::work in each profile"), std::string::npos) << text;
+  EXPECT_EQ(text.find("by function"), std::string::npos) << text;
+  in.options.view = "children";
+  text = text_of(diff_profiles(in));
+  EXPECT_NE(text.find("Top 5 functions by total samples (self and children) in each profile"),
+            std::string::npos)
+      << text;
 }
 
 // ---------------------------------------------------------------- exports
