@@ -64,6 +64,7 @@ int cmd_export(int argc, char** argv) {
 
   Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
+  require_recovered_samples(profile, hist);
   if (out != "-" && same_file(out, file))
     throw Error("-o '" + out + "' is the profile being read; choose another output", 2);
 

@@ -96,6 +96,7 @@ int cmd_report(int argc, char** argv) {
 
   Profile profile = load_input(file, input);
   ProfileHistogram hist = histogram_of(profile);
+  require_recovered_samples(profile, hist);
   const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
   const bool graph = children || by_callers || by_callees;
   if (csv == "-" && html == "-") throw Error("only one of --csv and --html can be '-' (stdout)", 2);

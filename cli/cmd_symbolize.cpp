@@ -22,6 +22,7 @@
 #include "core/profile.h"
 #include "core/profile_writer.h"
 #include "perfabi/load.h"
+#include "report/summary.h"
 #include "symbolizer/finish.h"
 
 namespace kprof::cli {
@@ -55,9 +56,9 @@ int cmd_symbolize(int argc, char** argv) {
   }
   const Profile profile = std::move(loaded);
   const AddressCounts& counts = *profile.counted;
-  if (!profile.status.complete) {
-    std::fprintf(stderr, "kprof: %s is cut short (%s): symbolizing the %llu samples recovered\n",
-                 file.c_str(), profile.status.problem.c_str(),
+  if (!profile.status.intact()) {
+    std::fprintf(stderr, "kprof: %s is %s: symbolizing the %llu samples recovered\n", file.c_str(),
+                 describe_status(profile.status).c_str(),
                  static_cast<unsigned long long>(counts.samples));
   }
   // The profile's addresses are this boot's when it was recorded on it: then

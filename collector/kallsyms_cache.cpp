@@ -113,7 +113,7 @@ std::optional<CacheFile> read_cache_file(const std::string& file) {
           snap->chunk.raw_len = static_cast<uint32_t>(c.payload.size());
           snap->chunk.bytes.assign(c.stored.begin(), c.stored.end());
         });
-    if (!status.complete) return std::nullopt;
+    if (!status.intact()) return std::nullopt;
   } catch (const Error&) {
     return std::nullopt;  // damaged: the caller reads /proc/kallsyms and stores it again
   }

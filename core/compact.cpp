@@ -46,9 +46,11 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
           s.bytes.assign(c.stored.begin(), c.stored.end());
           out.write_stored(s);
         });
-    if (!st.complete) {
+    if (!st.intact()) {
       throw Error("cannot compress " + path + ": " +
-                  (st.problem.empty() ? std::string("not complete") : st.problem));
+                  (!st.damaged.empty()  ? "damaged: " + st.describe_damage()
+                   : st.problem.empty() ? std::string("not complete")
+                                        : st.problem));
     }
     r.bytes_before = st.file_bytes;
     r.bytes_after = out.bytes_written();

@@ -1,6 +1,7 @@
 // read_profile: one walk, what report, diff and info need.
 #include "core/profile.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -15,9 +16,12 @@ namespace kprof {
 bool Profile::histogram_usable() const {
   if (stacks) return true;
   // A -g profile holds Stacks, not a Histogram; one whose Stacks chunk did not
-  // read (damaged) is rebuilt from its records like any cut-short file. A
-  // complete -g file of an older kprof holds a Histogram only: it is used.
-  return histogram && !(run.event.callchains && !status.complete);
+  // read (damaged, so skipped) is rebuilt from its records like any cut-short
+  // file. An intact -g file of an older kprof holds a Histogram only: it is used.
+  const bool stacks_damaged = std::any_of(
+      status.damaged.begin(), status.damaged.end(),
+      [](const DamagedChunk& d) { return d.type == static_cast<uint16_t>(ChunkType::Stacks); });
+  return histogram && !(run.event.callchains && (!status.complete || stacks_damaged));
 }
 
 namespace {

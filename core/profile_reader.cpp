@@ -185,6 +185,17 @@ constexpr size_t kStreamStep = 1 << 20;
 
 }  // namespace
 
+std::string ReadStatus::describe_damage() const {
+  std::string out;
+  for (const DamagedChunk& d : damaged) {
+    if (!out.empty()) out += "; ";
+    out += "chunk '" + std::string(chunk_type_name(d.type)) + "' (type " + std::to_string(d.type) +
+           ") at offset " + std::to_string(d.offset) + ", " + std::to_string(d.bytes) +
+           " bytes: " + d.problem;
+  }
+  return out;
+}
+
 std::optional<std::vector<uint16_t>> ProfileReader::chunk_types() {
   Source& s = *src_;
   if (!s.rewindable()) return std::nullopt;
@@ -214,6 +225,7 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
   s.pos = pos;
   status_.good_bytes = pos;
   Chunk chunk;
+  bool after_damage = false;  // the chunk before this one was skipped as damaged
   while (true) {
     uint8_t hb[kChunkHeaderBytes];
     const size_t got = s.read(hb, sizeof hb);
@@ -263,35 +275,42 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
       break;
     }
     const std::span<const uint8_t> stored(buf_.data(), h.stored_len);
+    std::string damage;
     if (h.flags & ~kChunkZstd) {
-      status_.problem = where + ": unknown flags " + std::to_string(h.flags);
-      break;
-    }
-    if (crc32(stored) != h.crc) {
-      status_.problem = where + ": bad checksum (the bytes were damaged)";
-      break;
-    }
-    if (!(h.flags & kChunkZstd) && h.raw_len != h.stored_len) {
-      status_.problem = where + ": raw length " + std::to_string(h.raw_len) +
-                        " does not match stored length " + std::to_string(h.stored_len);
-      break;
-    }
-    if (want(h.type)) {
+      damage = "unknown flags " + std::to_string(h.flags);
+    } else if (crc32(stored) != h.crc) {
+      damage = "bad checksum (the bytes were damaged)";
+    } else if (!(h.flags & kChunkZstd) && h.raw_len != h.stored_len) {
+      damage = "raw length " + std::to_string(h.raw_len) + " does not match stored length " +
+               std::to_string(h.stored_len);
+    } else if (want(h.type)) {
       chunk.type = h.type;
       chunk.flags = h.flags;
       chunk.offset = pos;
       chunk.stored = stored;
-      if (std::string problem = unpack(h, stored, &chunk.payload); !problem.empty()) {
-        status_.problem = where + ": " + problem;
-        break;
-      }
-      try {
-        fn(chunk);
-      } catch (const Error& e) {
-        status_.problem = where + ": " + e.what();
-        break;
+      damage = unpack(h, stored, &chunk.payload);
+      if (damage.empty()) {
+        try {
+          fn(chunk);
+        } catch (const Error& e) {
+          damage = e.what();
+        }
       }
     }
+    if (!damage.empty()) {
+      if (after_damage) {
+        status_.problem = where + ": " + damage + ", right after the damaged chunk at offset " +
+                          std::to_string(status_.damaged.back().offset) +
+                          " (its length was probably damaged too): the rest cannot be read";
+        break;
+      }
+      status_.damaged.push_back({h.type, pos, h.stored_len, damage});
+      after_damage = true;
+      pos = body + h.stored_len;
+      status_.good_bytes = pos;
+      continue;
+    }
+    after_damage = false;
     ++status_.chunks[h.type];
     pos = body + h.stored_len;
     status_.good_bytes = pos;

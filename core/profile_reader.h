@@ -14,13 +14,31 @@ namespace kprof {
 
 class InputFile;  // core/mapped_file.h
 
-// Where reading stopped.
+// A chunk skipped as damaged: its header's extent fit the file, its bytes
+// did not check out (checksum, compression, or its decoder refused them).
+struct DamagedChunk {
+  uint16_t type = 0;
+  uint64_t offset = 0;  // of the chunk header
+  uint64_t bytes = 0;   // stored bytes skipped
+  std::string problem;  // "bad checksum (the bytes were damaged)"
+};
+
+// Where reading stopped, and what it skipped.
 struct ReadStatus {
   bool complete = false;    // End chunk seen
-  uint64_t good_bytes = 0;  // bytes up to the end of the last good chunk
+  uint64_t good_bytes = 0;  // bytes up to the end of the last chunk read (or skipped)
   uint64_t file_bytes = 0;  // a stream's: the bytes it held (read to its end when cut short)
   std::string problem;  // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
   std::map<uint16_t, uint64_t> chunks;  // good chunks by type
+  // Damaged chunks the walk stepped over (chunks are self-delimiting, so what
+  // follows one is still read). A second damaged chunk in a row ends the walk
+  // (`problem`): the first one's length was probably what was damaged.
+  std::vector<DamagedChunk> damaged;
+  // Read whole: End seen and nothing skipped.
+  bool intact() const { return complete && damaged.empty(); }
+  // "chunk 'records' (type 4) at offset 27203, 44800 bytes: bad checksum (...)"
+  // for each damaged chunk, "; "-separated; "" when none.
+  std::string describe_damage() const;
 };
 
 // One chunk as read: type and its decompressed payload.
@@ -59,9 +77,11 @@ class ProfileReader {
   ~ProfileReader();
 
   // Calls `fn` for each good chunk in order. `want` filters by type before
-  // decompression (the checksum of every chunk is still verified). A
-  // kprof::Error thrown by `fn` ends the walk as damage in that chunk
-  // (status().good_bytes stops before it). The walk stops after an End chunk;
+  // decompression (the checksum of every chunk is still verified). A chunk
+  // whose bytes are damaged (checksum, compression, or a kprof::Error thrown
+  // by `fn`) is skipped and listed in status().damaged, and the walk goes on
+  // after it; damage to the chunk structure itself (a header that does not
+  // fit, two damaged chunks in a row) ends the walk. The walk stops after an End chunk;
   // a file without one reports "cut short". A stream can be walked once (a
   // second walk throws); a file or memory any number of times.
   const ReadStatus& for_each_chunk(const std::function<bool(uint16_t type)>& want,

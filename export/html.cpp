@@ -235,10 +235,7 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
   side["runs"] = 1;
 
   std::vector<std::string> warnings;
-  if (!hist.notice.empty()) warnings.push_back(hist.notice);
-  if (!profile.status.complete && hist.notice.empty()) {
-    warnings.push_back("profile cut short: " + describe_status(profile.status));
-  }
+  if (const std::string read = read_notice(profile, hist); !read.empty()) warnings.push_back(read);
   for (const std::string& n : run_notices(run)) warnings.push_back(n);
   if (run.event.fell_back) {
     warnings.push_back("sampled cpu-clock, not cycles: " + run.event.fallback_reason);

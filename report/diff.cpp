@@ -542,12 +542,9 @@ uint64_t DiffRun::samples() const {
 DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const DiffView& view) {
   const std::string path = profile.path;
   ProfileHistogram hist = histogram_of(profile);
-  if (!hist.notice.empty()) {
-    warnings.push_back(path + ": " + hist.notice);
-  } else if (!profile.status.complete) {
-    warnings.push_back(path + ": profile cut short (" +
-                       (profile.status.problem.empty() ? "no end marker" : profile.status.problem) +
-                       "); its histogram was complete and is used");
+  require_recovered_samples(profile, hist);
+  if (const std::string read = read_notice(profile, hist); !read.empty()) {
+    warnings.push_back(path + ": " + read);
   }
   DiffRun run;
   run.source = path;

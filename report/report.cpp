@@ -139,11 +139,7 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   if (const std::string skid = irq_skid_notice(hist.histogram, run.event); !skid.empty()) {
     t.add_row({notice, skid});
   }
-  if (!hist.notice.empty()) {
-    t.add_row({notice, hist.notice});
-  } else if (!p.status.complete) {
-    t.add_row({notice, "profile " + describe_status(p.status)});
-  }
+  if (const std::string read = read_notice(p, hist); !read.empty()) t.add_row({notice, read});
   t.write(out, false);
   out << "#\n";
 }

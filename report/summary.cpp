@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "core/aggregate.h"
+#include "core/error.h"
 #include "core/kernel_symbols.h"
 #include "report/table.h"
 
@@ -34,14 +35,23 @@ ProfileHistogram histogram_of(const Profile& profile) {
   out.recovered = true;
   const ReadStatus& st = profile.status;
   const bool file = profile.path != "stdin" && profile.path != "-";
-  out.notice = "profile cut short: " + (st.problem.empty() ? "no histogram" : st.problem) +
-               "; read " + format_count(st.good_bytes) + " of " + format_count(st.file_bytes) +
-               " bytes; recovered " + format_count(counts.samples) +
+  out.notice = "profile " +
+               (st.intact() ? std::string("without a histogram") : describe_status(st)) +
+               "; recovered " + format_count(counts.samples) +
                " samples (user functions not named: symbols are written when recording ends; "
                "on the machine that recorded it, kprof symbolize " +
                (file ? profile.path : std::string("FILE (a saved copy)")) +
                " names them, checking each binary's build-id)";
   return out;
+}
+
+void require_recovered_samples(const Profile& profile, const ProfileHistogram& hist) {
+  if (profile.status.intact() || hist.histogram.total_samples() > 0) return;
+  const ReadStatus& st = profile.status;
+  throw Error(profile.path + " is " + (st.complete ? "damaged" : "cut short") +
+                  " and no samples could be recovered (" + describe_status(st) +
+                  "): nothing to report; record it again",
+              1);
 }
 
 std::string describe_rate(const EventInfo& e) {
@@ -119,10 +129,25 @@ std::string describe_target(const RunInfo& run) {
 }
 
 std::string describe_status(const ReadStatus& status) {
-  if (status.complete) return "complete";
-  return "cut short: " + (status.problem.empty() ? std::string("no end marker") : status.problem) +
-         "; read " + format_count(status.good_bytes) + " of " + format_count(status.file_bytes) +
-         " bytes";
+  if (status.intact()) return "complete";
+  std::string s;
+  if (!status.damaged.empty()) {
+    s = "damaged: skipped " + status.describe_damage() +
+        (status.complete ? "; the rest was read" : "");
+  }
+  if (!status.complete) {
+    s += (s.empty() ? "" : "; ") + std::string("cut short: ") +
+         (status.problem.empty() ? std::string("no end marker") : status.problem) + "; read " +
+         format_count(status.good_bytes) + " of " + format_count(status.file_bytes) + " bytes";
+  }
+  return s;
+}
+
+std::string read_notice(const Profile& profile, const ProfileHistogram& hist) {
+  if (!hist.notice.empty()) return hist.notice;
+  if (profile.status.intact()) return "";
+  return "profile " + describe_status(profile.status) +
+         "; its histogram was read whole and is used";
 }
 
 std::string format_utc(uint64_t realtime_ns) {

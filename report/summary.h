@@ -32,6 +32,10 @@ struct ProfileHistogram {
 // read of the file): kernel samples from the profile's own kallsyms
 // snapshot, user samples by image as "[unknown]".
 ProfileHistogram histogram_of(const Profile& profile);
+// Throws kprof::Error (exit 1) when a cut-short or damaged profile gave no
+// samples at all: nothing to show is a failure, as an empty file is. What
+// report, diff and export call; info describes such a file all the same.
+void require_recovered_samples(const Profile& profile, const ProfileHistogram& hist);
 
 // "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
 // "cycles, period 100000 (requested CPU_CLK_UNHALTED:100000)".
@@ -52,8 +56,13 @@ std::string describe_exit(const ExitStatus& exit);
 std::string signal_name(int signo);
 // The workload ("./bench --x") or the target ("system-wide", "pid 12").
 std::string describe_target(const RunInfo& run);
-// "complete", or "cut short: <problem>; read N of M bytes".
+// "complete", or "damaged: skipped chunk ...", "cut short: <problem>; read N
+// of M bytes", or both.
 std::string describe_status(const ReadStatus& status);
+// How the file was read, in one line for a report header, a diff warning or
+// the page: "" when whole; the recovery notice when the histogram was rebuilt;
+// else what was damaged or cut, and that the histogram was whole.
+std::string read_notice(const Profile& profile, const ProfileHistogram& hist);
 // Wall-clock time as "2024-05-01 12:34:56 UTC"; "unknown" for 0.
 std::string format_utc(uint64_t realtime_ns);
 

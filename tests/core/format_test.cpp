@@ -254,7 +254,9 @@ TEST(Format, TruncatedAtEveryByte) {
   }
 }
 
-TEST(Format, FlippedByteIsACrcProblem) {
+// Issue 23, item 5: chunks are self-delimiting, so one damaged chunk is
+// skipped and what follows it (here the histogram) is still read.
+TEST(Format, FlippedByteSkipsOnlyItsChunk) {
   TempDir dir;
   const auto path = dir.file("f.kprof");
   const auto ends = write_full_profile(path);
@@ -263,13 +265,40 @@ TEST(Format, FlippedByteIsACrcProblem) {
   const size_t at = ends[2] + kChunkHeaderBytes + 3;
   bytes[at] ^= 0x40;
   Profile p = perfabi::load_profile_bytes(bytes, "f.kprof");
-  EXPECT_FALSE(p.status.complete);
-  EXPECT_EQ(p.status.good_bytes, ends[2]);
-  EXPECT_NE(p.status.problem.find("checksum"), std::string::npos) << p.status.problem;
-  EXPECT_NE(p.status.problem.find("'summary'"), std::string::npos) << p.status.problem;
-  EXPECT_NE(p.status.problem.find("offset " + std::to_string(ends[2])), std::string::npos);
+  EXPECT_TRUE(p.status.complete);
+  EXPECT_FALSE(p.status.intact());
+  EXPECT_EQ(p.status.good_bytes, bytes.size());
+  ASSERT_EQ(p.status.damaged.size(), 1u);
+  EXPECT_EQ(p.status.damaged[0].type, static_cast<uint16_t>(ChunkType::Summary));
+  EXPECT_EQ(p.status.damaged[0].offset, ends[2]);
+  EXPECT_EQ(p.status.damaged[0].bytes, ends[3] - ends[2] - kChunkHeaderBytes);
+  const std::string said = p.status.describe_damage();
+  EXPECT_NE(said.find("checksum"), std::string::npos) << said;
+  EXPECT_NE(said.find("'summary'"), std::string::npos) << said;
+  EXPECT_NE(said.find("offset " + std::to_string(ends[2])), std::string::npos) << said;
   EXPECT_FALSE(p.summary);
   EXPECT_FALSE(p.kallsyms.empty());
+  EXPECT_TRUE(p.histogram) << "the histogram after the damaged chunk is read";
+  EXPECT_TRUE(p.histogram_usable());
+}
+
+// A damaged chunk followed by another: the first one's length was likely
+// what was hit, so the walk does not guess on.
+TEST(Format, TwoDamagedChunksInARowEndTheWalk) {
+  TempDir dir;
+  const auto path = dir.file("f2.kprof");
+  const auto ends = write_full_profile(path);
+  auto bytes = read_bytes(path);
+  bytes[ends[2] + kChunkHeaderBytes + 3] ^= 0x40;  // Summary
+  bytes[ends[3] + kChunkHeaderBytes + 3] ^= 0x40;  // Histogram
+  Profile p = perfabi::load_profile_bytes(bytes, "f2.kprof");
+  EXPECT_FALSE(p.status.complete);
+  ASSERT_EQ(p.status.damaged.size(), 1u);
+  EXPECT_NE(
+      p.status.problem.find("right after the damaged chunk at offset " + std::to_string(ends[2])),
+      std::string::npos)
+      << p.status.problem;
+  EXPECT_FALSE(p.histogram);
 }
 
 TEST(Format, OversizedChunkLengthIsAProblem) {
@@ -284,7 +313,7 @@ TEST(Format, OversizedChunkLengthIsAProblem) {
   EXPECT_EQ(p.status.good_bytes, ends[0]);
 }
 
-TEST(Format, UndecodableRecordsChunkEndsTheWalk) {
+TEST(Format, UndecodableRecordsChunkIsSkipped) {
   TempDir dir;
   const auto path = dir.file("r.kprof");
   {
@@ -298,19 +327,22 @@ TEST(Format, UndecodableRecordsChunkEndsTheWalk) {
   }
   CollectingSink sink;
   Profile p = perfabi::load_profile(path, {.records = &sink});
-  EXPECT_FALSE(p.status.complete);
-  EXPECT_NE(p.status.problem.find("'records'"), std::string::npos) << p.status.problem;
-  EXPECT_NE(p.status.problem.find("unknown record kind 99"), std::string::npos) << p.status.problem;
+  EXPECT_TRUE(p.status.complete);
+  ASSERT_EQ(p.status.damaged.size(), 1u);
+  EXPECT_EQ(p.status.damaged[0].type, static_cast<uint16_t>(ChunkType::Records));
+  EXPECT_NE(p.status.damaged[0].problem.find("unknown record kind 99"), std::string::npos)
+      << p.status.damaged[0].problem;
+  EXPECT_TRUE(p.summary) << "what follows the damaged chunk is read";
   // Without a sink, a complete file's Records chunks are not decoded: its
-  // histogram is what reports show, so the file reads completely.
+  // histogram is what reports show, so the file reads whole.
   Profile q = perfabi::load_profile(path);
-  EXPECT_TRUE(q.status.complete);
+  EXPECT_TRUE(q.status.intact());
   EXPECT_TRUE(q.summary);
   EXPECT_FALSE(q.counted);
   // Asked to count them, the damage shows.
   Profile r = perfabi::load_profile(path, {.count_records = true});
-  EXPECT_FALSE(r.status.complete);
-  EXPECT_NE(r.status.problem.find("unknown record kind 99"), std::string::npos) << r.status.problem;
+  EXPECT_FALSE(r.status.intact());
+  EXPECT_NE(r.status.describe_damage().find("unknown record kind 99"), std::string::npos);
 }
 
 // A file cut short has no histogram: its records are counted as it is read,
@@ -543,13 +575,17 @@ TEST(Format, ChunkDamageTheChecksumCannotSee) {
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Profile p = perfabi::load_profile_bytes(c.file.bytes(), "d.kprof");
+    const std::vector<uint8_t> bytes = c.file.bytes();
+    Profile p = perfabi::load_profile_bytes(bytes, "d.kprof");
     EXPECT_FALSE(p.status.complete);
-    EXPECT_NE(p.status.problem.find(c.problem), std::string::npos) << p.status.problem;
+    ASSERT_EQ(p.status.damaged.size(), 1u);
+    const std::string said = p.status.describe_damage();
+    EXPECT_NE(said.find(c.problem), std::string::npos) << said;
     const size_t second = kHeaderBytes + kChunkHeaderBytes + encode_run_info(RunInfo{}).size();
-    EXPECT_NE(p.status.problem.find("at offset " + std::to_string(second)), std::string::npos)
-        << p.status.problem;
-    EXPECT_EQ(p.status.good_bytes, second);
+    EXPECT_NE(said.find("at offset " + std::to_string(second)), std::string::npos) << said;
+    EXPECT_EQ(p.status.damaged[0].offset, second);
+    EXPECT_EQ(p.status.good_bytes, bytes.size()) << "skipped to the end (no End chunk)";
+    EXPECT_NE(p.status.problem.find("no end marker"), std::string::npos) << p.status.problem;
   }
 }
 
@@ -569,7 +605,8 @@ TEST(Format, ZstdFrameWithWrongContentSize) {
   r.for_each_chunk([](uint16_t) { return true; }, [&](const Chunk& c) { at = c.offset; });
   bytes[at + 8] ^= 1;  // raw_len; the checksum covers only the stored bytes
   Profile p = perfabi::load_profile_bytes(bytes, "z.kprof");
-  EXPECT_NE(p.status.problem.find("bad zstd"), std::string::npos) << p.status.problem;
+  EXPECT_NE(p.status.describe_damage().find("bad zstd"), std::string::npos)
+      << p.status.describe_damage();
   EXPECT_TRUE(p.kallsyms.empty());
 }
 

@@ -103,5 +103,75 @@ INSTANTIATE_TEST_SUITE_P(
                  2}),
     [](const auto& info) { return info.param.name; });
 
+// Issue 23, item 5: one flipped byte in a Records chunk of a real recording
+// skips that chunk only: the summary and histogram after it are read, user
+// functions are named, and the header says what was skipped.
+TEST(DamagedChunk, IsSkippedAndWhatFollowsIsRead) {
+  TempDir dir;
+  const std::string path = dir.file("x.kprof");
+  const RunResult rec = run({kprof_binary(), "record", "-F", "999", "-o", path, "--",
+                             program("kprof_prog_hotcold"), "0.5"},
+                            dir.path(), 60);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  std::string bytes = read_text(path);
+  size_t records = 0;  // offset of the first Records chunk (type 4)
+  for (size_t pos = 16; pos + 16 <= bytes.size();) {
+    auto u = [&](size_t at, int n) {
+      uint32_t v = 0;
+      for (int i = n - 1; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(bytes[at + i]);
+      return v;
+    };
+    if (u(pos, 2) == 4) {
+      records = pos;
+      ASSERT_GT(u(pos + 4, 4), 8u);
+      break;
+    }
+    pos += 16 + u(pos + 4, 4);
+  }
+  ASSERT_NE(records, 0u) << "no Records chunk";
+  bytes[records + 16 + 5] ^= 0x40;
+  write_text(path, bytes);
+  const RunResult r = run({kprof_binary(), "report", path}, dir.path(), 30);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("kprof_hot"), std::string::npos) << "user functions named: " << r.describe();
+  EXPECT_NE(r.out.find("profile damaged: skipped chunk 'records' (type 4) at offset " +
+                       std::to_string(records)),
+            std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.out.find("its histogram was read whole"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("recovered"), std::string::npos) << r.describe();
+}
+
+// Issue 23, item 6: a file cut short before any sample is a failure to
+// report (exit 1, one line), as an empty file is; info still describes it.
+TEST(NothingRecovered, IsAFailureNotAnEmptyReport) {
+  TempDir dir;
+  const std::string path = dir.file("x.kprof");
+  const RunResult rec =
+      run({kprof_binary(), "record", "-o", path, "--", program("kprof_prog_exit"), "0"}, dir.path(),
+          60);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  std::string bytes = read_text(path);
+  ASSERT_GT(bytes.size(), 32u);
+  // The header, then the Meta chunk (the first): its stored length at 16 + 4.
+  uint32_t meta_len = 0;
+  for (int i = 3; i >= 0; --i) meta_len = meta_len << 8 | static_cast<uint8_t>(bytes[20 + i]);
+  ASSERT_LT(32u + meta_len, bytes.size());
+  write_text(path, bytes.substr(0, 32 + meta_len));
+  for (const std::string& cmd : {"report", "export --format folded"}) {
+    const RunResult r =
+        run({"/bin/sh", "-c", kprof_binary() + " " + cmd + " " + path}, dir.path(), 30);
+    EXPECT_EQ(r.exit_code, 1) << cmd << ": " << r.describe();
+    const auto lines = r.err_lines();
+    ASSERT_EQ(lines.size(), 1u) << r.describe();
+    EXPECT_NE(lines[0].find("no samples could be recovered"), std::string::npos) << r.describe();
+  }
+  const RunResult d = run({kprof_binary(), "diff", path, path}, dir.path(), 30);
+  EXPECT_EQ(d.exit_code, 1) << d.describe();
+  const RunResult info = run({kprof_binary(), "info", path}, dir.path(), 30);
+  EXPECT_EQ(info.exit_code, 0) << info.describe();
+  EXPECT_NE(info.out.find("cut short"), std::string::npos) << info.describe();
+}
+
 }  // namespace
 }  // namespace kprof::e2e
