@@ -157,7 +157,6 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   const Summary sm = summarize(sink, walk.status);
   p.run.start_monotonic_ns = sink.first_time;
   p.status = read_status(bytes.size(), h, walk.status, sm);
-  if (!p.status.complete) p.run.notices.push_back(sm.stop_reason);
   p.summary = sm;
 
   if (out) out->finish(p);

@@ -127,7 +127,9 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
                                     format_fixed(s.user_s, 2) + " s, sys " +
                                     format_fixed(s.sys_s, 2) + " s"});
     }
-    if (!s.stop_reason.empty() && (exit.empty() || s.stop_reason != "workload exited")) {
+    // Unless the read notice below says it (a perf.data that stopped at its damage).
+    if (!s.stop_reason.empty() && (exit.empty() || s.stop_reason != "workload exited") &&
+        s.stop_reason != p.status.problem) {
       t.add_row({"# stopped:", s.stop_reason});
     }
   } else if (!run.sample_counts) {

@@ -146,6 +146,14 @@ std::string describe_status(const ReadStatus& status) {
 std::string read_notice(const Profile& profile, const ProfileHistogram& hist) {
   if (!hist.notice.empty()) return hist.notice;
   if (profile.status.intact()) return "";
+  // An imported perf.data's table is made from the records read: what is
+  // before the damage. A .kprof's stored histogram is whole.
+  if (profile.run.source_format == "perf.data") {
+    const ReadStatus& st = profile.status;  // problem: "perf.data damaged: ..." (the importer's)
+    return (st.problem.empty() ? std::string("perf.data not read whole") : st.problem) + "; read " +
+           format_count(st.good_bytes) + " of " + format_count(st.file_bytes) +
+           " bytes; the samples read are shown";
+  }
   return "profile " + describe_status(profile.status) +
          "; its histogram was read whole and is used";
 }

@@ -304,6 +304,29 @@ TEST_F(ImportE2E, PerfKilledMidRunIsReadToItsEnd) {
   EXPECT_NE(r.out.find("kprof_hot"), std::string::npos) << r.out;
 }
 
+// Issue 23, item 12: the damage of a perf.data cut in its data section is
+// said once (it was the "stopped:" line, a notice and the read notice).
+TEST_F(ImportE2E, CutPerfDataSaysItsDamageOnce) {
+  const std::string f = perf_record("whole.data", {}, {program("kprof_prog_hotcold"), "0.5"});
+  if (HasFailure()) return;
+  std::string bytes = read_text(f);
+  const std::string cut = dir_.file("cut.data");
+  write_text(cut, bytes.substr(0, bytes.size() * 2 / 3));
+  RunResult r = kprof({"report", cut, "--top", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(r.out, "perf.data damaged"), 1u) << r.out;
+  EXPECT_NE(r.out.find("the samples read are shown"), std::string::npos) << r.out;
+  const std::string page = dir_.file("cut.html");
+  RunResult h = kprof({"report", cut, "--html", page});
+  ASSERT_EQ(h.exit_code, 0) << h.describe();
+  EXPECT_EQ(count(read_text(page), "perf.data damaged"), 1u);
+}
+
 TEST_F(ImportE2E, ImportWritesAProfileThatReportsTheSame) {
   const std::string f = perf_record("in.data", {}, {program("kprof_prog_hotcold"), "1"});
   if (HasFailure()) return;
