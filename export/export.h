@@ -55,7 +55,8 @@ class Output {
   std::unique_ptr<Impl> impl_;
 };
 
-// Opens `path` for writing (created with mode 0666 & ~umask, truncated), or
+// Opens `path` for writing (created with mode 0600, as profiles are: every
+// output is made from a profile, and names what ran where; truncated), or
 // stdout for "-". Throws kprof::Error naming the path and the errno when it
 // cannot be opened ("cannot create 'd/x': No such file or directory").
 Output open_output(const std::string& path);

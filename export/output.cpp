@@ -117,7 +117,7 @@ void Output::close() {
 Output open_output(const std::string& path) {
   if (path.empty()) throw Error("no output path given (use '-' for stdout)", 2);
   if (path == "-") return Output(std::make_unique<Output::Impl>(path, STDOUT_FILENO, false));
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(errno_message("cannot create '" + path + "'", errno));
   return Output(std::make_unique<Output::Impl>(path, fd, true));
 }

@@ -117,6 +117,51 @@ int64_t to_int64(uint64_t v) {
   return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
 }
 
+// The images in the order their mappings are written: the command's own
+// executable first (by path, else by file name); without one (-a, -p) the
+// user image with the most samples that is not the dynamic loader; the
+// kernel and the rest after, in their order.
+std::vector<size_t> mapping_order(const Stacks& st, const RunInfo& run) {
+  std::vector<uint64_t> samples(st.images.size());
+  std::vector<bool> user(st.images.size());
+  for (const Stack& s : st.stacks) {
+    if (s.frames.empty()) continue;
+    const Frame& leaf = st.frames[s.frames.front()];
+    if (leaf.image < samples.size()) samples[leaf.image] += s.samples;
+  }
+  for (const Frame& f : st.frames) {
+    if (f.image < user.size() && f.mode == Mode::User) user[f.image] = true;
+  }
+  auto base = [](std::string_view path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+  };
+  const std::string exe = run.command.empty() ? std::string() : run.command.front();
+  size_t main = st.images.size();
+  for (size_t i = 0; i < st.images.size() && !exe.empty(); ++i) {
+    if (st.images[i].name == exe) main = i;
+  }
+  for (size_t i = 0; i < st.images.size() && !exe.empty() && main == st.images.size(); ++i) {
+    if (base(st.images[i].name) == base(exe)) main = i;
+  }
+  if (main == st.images.size()) {
+    uint64_t best = 0;
+    for (size_t j = 0; j < st.images.size(); ++j) {
+      if (!user[j] || base(st.images[j].name).starts_with("ld-")) continue;
+      if (main == st.images.size() || samples[j] > best) {
+        main = j;
+        best = samples[j];
+      }
+    }
+  }
+  std::vector<size_t> order;
+  if (main < st.images.size()) order.push_back(main);
+  for (size_t i = 0; i < st.images.size(); ++i) {
+    if (i != main) order.push_back(i);
+  }
+  return order;
+}
+
 }  // namespace
 
 int64_t pprof_period(const Stacks& st, const Profile& profile) {
@@ -182,8 +227,9 @@ std::string encode_pprof(const Stacks& st, const Profile& profile) {
     p.message_field(pb::kSample, sample);
   }
 
-  // Mappings: one per image, id = index + 1.
-  for (size_t i = 0; i < st.images.size(); ++i) {
+  // Mappings: one per image, id = index + 1; the main binary first (pprof
+  // takes the first mapping as the program).
+  for (size_t i : mapping_order(st, run)) {
     PbWriter m;
     m.uint_field(pb::kMappingId, i + 1);
     m.int_field(pb::kMappingFilename, strings.id(st.images[i].name));

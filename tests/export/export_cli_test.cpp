@@ -105,6 +105,19 @@ TEST(ExportCli, PprofDefaultsToAFileBesideTheProfile) {
   const std::string pb = dir + "/run.pb.gz";
   const test::PprofProfile p = test::parse_pprof(test::gunzip(test::read_text(pb)));
   EXPECT_EQ(p.samples.size(), test::bench_stacks().stacks.size());
+  // Issue 23, item 14: every output is created 0600, as the profile is.
+  namespace fs = std::filesystem;
+  EXPECT_EQ(fs::status(pb).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  r = kprof("report " + shell_quote(file) + " --csv " + shell_quote(dir + "/t.csv") + " --html " +
+                shell_quote(dir + "/t.html"),
+            dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* out : {"/t.csv", "/t.html"}) {
+    EXPECT_EQ(fs::status(dir + out).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write)
+        << out;
+  }
 
   // The default FILE, kprof.data, gets kprof.data.pb.gz.
   bench_profile(dir, "kprof.data");

@@ -159,6 +159,31 @@ TEST(Pprof, LabelsMappingsAndFunctions) {
   EXPECT_EQ(unknown->filename, "/usr/lib/x86_64-linux-gnu/libc.so.6");
 }
 
+// Issue 23, item 14: pprof takes the first mapping as the program, so the
+// command's executable comes first whatever order the images are in; without
+// a command (-a), the user image with the most samples.
+TEST(Pprof, TheCommandsExecutableIsTheFirstMapping) {
+  Stacks st = test::bench_stacks();
+  std::swap(st.images[0], st.images[2]);  // [kernel] first, bench last
+  for (Frame& f : st.frames) f.image = f.image == 0 ? 2 : f.image == 2 ? 0 : f.image;
+  Profile profile = cycles_profile();
+  test::PprofProfile p = exported(st, profile);
+  ASSERT_EQ(p.mappings.size(), 3u);
+  EXPECT_EQ(p.mappings[0].filename, "/usr/bin/bench");
+  EXPECT_EQ(p.mappings[0].id, 3u) << "ids are unchanged: locations still refer to them";
+  for (const test::PprofMapping& m : p.mappings) {
+    EXPECT_EQ(m.filename, st.images[m.id - 1].name);
+  }
+  profile.run.command.clear();
+  profile.run.target = "system-wide";
+  p = exported(st, profile);
+  EXPECT_EQ(p.mappings[0].filename, "/usr/bin/bench") << "most user samples";
+  st.images[2].name = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+  p = exported(st, profile);
+  EXPECT_EQ(p.mappings[0].filename, "/usr/lib/x86_64-linux-gnu/libc.so.6")
+      << "the dynamic loader is not the program";
+}
+
 TEST(Pprof, CommentsAndTimes) {
   const Profile prof = cycles_profile();
   const test::PprofProfile p = exported(test::bench_stacks(), prof);
