@@ -21,6 +21,13 @@ std::optional<int> parse_args(CLI::App& app, Args&&... args) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    // CLI11's own message lists them last first.
+    std::string list;
+    for (const std::string& a : app.remaining()) list += (list.empty() ? "" : " ") + a;
+    throw Error("unexpected argument" + std::string(app.remaining().size() > 1 ? "s" : "") + ": " +
+                    list + " (try --help)",
+                2);
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     while (!what.empty() && (what.back() == '\n' || what.back() == '.')) what.pop_back();

@@ -152,6 +152,8 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const DiffRun& first = in.sides[s].runs[0];
     json side = side_facts(r.labels[s], first.run, first.summary);
+    side["files"] = json::array();
+    for (const DiffRun& run : in.sides[s].runs) side["files"].push_back(path_basename(run.source));
     side["samples"] = r.summary[s].samples;
     side["lost"] = r.summary[s].lost;
     side["runs"] = r.summary[s].runs;
@@ -229,6 +231,7 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
   const std::string label =
       run.kernel_release.empty() ? std::string(path_basename(profile.path)) : run.kernel_release;
   json side = side_facts(label, run, profile.summary);
+  side["files"] = json::array({path_basename(profile.path)});
   const uint64_t total = hist.histogram.total_samples();
   side["samples"] = profile.summary ? profile.summary->samples : total;
   side["lost"] = profile.summary ? profile.summary->lost : 0;

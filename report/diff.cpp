@@ -75,19 +75,46 @@ namespace {
 
 // ---------------------------------------------------------------- labels, scores
 
+// A side's files as a label: "a1.kprof", or "a1.kprof+2" for three runs.
+std::string files_label(const DiffSide& side) {
+  if (side.runs.empty()) return "";
+  std::string s(path_basename(side.runs.front().source));
+  if (side.runs.size() > 1) s += "+" + std::to_string(side.runs.size() - 1);
+  return s;
+}
+
+// Labels: --label, else the kernel release; sides whose kernels are the same
+// (an A/A diff, two configurations of one build) are told apart by their
+// files instead, and "#2" only when even those agree.
 std::vector<std::string> resolve_labels_impl(const std::vector<DiffSide>& sides) {
+  std::vector<std::string> base(sides.size());
+  // By kernel, the defaulted sides' file labels: used when the kernel is
+  // shared and the files tell those sides apart.
+  std::map<std::string, std::vector<std::string>> files;
+  for (const DiffSide& side : sides) {
+    if (!side.label.empty() || side.runs.empty()) continue;
+    files[side.runs.front().run.kernel_release].push_back(files_label(side));
+  }
+  auto distinct = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return std::adjacent_find(v.begin(), v.end()) == v.end();
+  };
+  for (size_t s = 0; s < sides.size(); ++s) {
+    const DiffSide& side = sides[s];
+    base[s] = side.label;
+    if (base[s].empty() && !side.runs.empty()) {
+      const std::string& kernel = side.runs.front().run.kernel_release;
+      const std::vector<std::string>& same = files[kernel];
+      const bool by_files = kernel.empty() || (same.size() > 1 && distinct(same));
+      base[s] = by_files ? files_label(side) : kernel;
+    }
+    if (base[s].empty()) base[s] = "profile";
+  }
   std::vector<std::string> labels;
   std::set<std::string> used;
-  for (const DiffSide& side : sides) {
-    std::string base = side.label;
-    if (base.empty() && !side.runs.empty()) base = side.runs.front().run.kernel_release;
-    if (base.empty() && !side.runs.empty()) {
-      base = std::string(path_basename(side.runs.front().source));
-    }
-    if (base.empty()) base = "profile";
-    // Two profiles of the same kernel (an A/A diff) still need distinct columns.
-    std::string label = base;
-    for (int n = 2; used.count(label); ++n) label = base + "#" + std::to_string(n);
+  for (const std::string& b : base) {
+    std::string label = b;
+    for (int n = 2; used.count(label); ++n) label = b + "#" + std::to_string(n);
     used.insert(label);
     labels.push_back(label);
   }

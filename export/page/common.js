@@ -110,9 +110,16 @@
   // ---------------------------------------------------------------- page frame
 
   const app = document.getElementById('app');
+  // The title names the files as well as the labels (kernel releases unless
+  // --label): "kprof diff: 6.1 (generic.kprof) vs 6.1-rt (rt.kprof)".
+  const titled = (k) => {
+    const files = (SIDES[k] && SIDES[k].files) || [];
+    if (!files.length || label(k).startsWith(files[0])) return label(k);
+    return label(k) + ' (' + files[0] + (files.length > 1 ? ' +' + (files.length - 1) : '') + ')';
+  };
   const title = DIFF
-    ? 'kprof diff: ' + label(0) + ' vs ' + SIDES.slice(1).map((s, k) => label(k + 1)).join(', ')
-    : 'kprof report: ' + label(0);
+    ? 'kprof diff: ' + titled(0) + ' vs ' + SIDES.slice(1).map((s, k) => titled(k + 1)).join(', ')
+    : 'kprof report: ' + titled(0);
   document.title = title;
   app.append(el('h1', null, title));
   const nav = el('nav', {className: 'sections'});

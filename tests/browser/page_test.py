@@ -197,6 +197,11 @@ class PageTest(unittest.TestCase):
 
     # ------------------------------------------------------------ (a)
 
+    def test_a_title_names_the_files(self):
+        self.open("a")
+        self.assertEqual(self.browser.evaluate("document.title"),
+                         "kprof diff: generic (generic.kprof) vs rt (rt.kprof)")
+
     def test_a_shipped_kernels_table_verdicts(self):
         self.data = self.open("a")
         with open(os.path.join(self.dir, "a.json")) as f:
@@ -283,6 +288,9 @@ class PageTest(unittest.TestCase):
 
     def test_c_same_workload_paints_nothing(self):
         self.data = self.open("c")
+        # Issue 23, item 15: one kernel on both sides: labelled and titled by file.
+        title = self.browser.evaluate("document.title")
+        self.assertRegex(title, r"^kprof diff: aa1-\d\.kprof vs aa2-\d\.kprof$")
         colors = {f["color"] for f in self.frames()}
         self.assertNotIn("red", colors, f"A/A ({self.aa_attempts} pairs recorded)")
         self.assertNotIn("blue", colors, f"A/A ({self.aa_attempts} pairs recorded)")
@@ -306,6 +314,8 @@ class PageTest(unittest.TestCase):
 
     def test_e_report_page(self):
         self.data = self.open("e")
+        title = self.browser.evaluate("document.title")
+        self.assertRegex(title, r"^kprof report: .+ \(slow\.kprof\)$")
         rows = self.browser.evaluate(
             "[...document.querySelectorAll('#report-table tbody tr')].map(e => e.textContent)")
         self.assertTrue(any("kprof_ct_leaf" in r for r in rows))

@@ -161,15 +161,16 @@ CliRun kprof(const std::string& args) {
 TEST_F(DiffFiles, CliTwoProfilesWithCsvJsonLabelsAndScores) {
   const std::string a = write("a.kprof", simple_run("6.1", 600, 400));
   const std::string b = write("b.kprof", simple_run("6.1", 500, 500));
-  const CliRun r = kprof("diff " + a + " " + b + " --score 6.1=100 --score 6.1#2=90 --csv " +
+  // One kernel on both sides: labelled by file (issue 23, item 15).
+  const CliRun r = kprof("diff " + a + " " + b + " --score a.kprof=100 --score b.kprof=90 --csv " +
                          path("d.csv") + " --json " + path("d.json"));
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("base 6.1 against 6.1#2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("base a.kprof against b.kprof"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("from score (--score)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0.900"), std::string::npos) << r.out;
   const nlohmann::json j = nlohmann::json::parse(difftest::read_text(path("d.json")));
   EXPECT_EQ(j["rows"].size(), 2u);
-  EXPECT_NE(difftest::read_text(path("d.csv")).find("6.1#2 delta_pp"), std::string::npos);
+  EXPECT_NE(difftest::read_text(path("d.csv")).find("b.kprof delta_pp"), std::string::npos);
 
   const CliRun labelled = kprof("diff --label old --label new " + a + " " + b + " --by image");
   ASSERT_EQ(labelled.code, 0) << labelled.out;

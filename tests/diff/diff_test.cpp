@@ -229,6 +229,21 @@ TEST(Diff, NWayComparesEverySideAgainstTheFirst) {
   EXPECT_EQ(r.speedup_source, "wall time");
 }
 
+// Issue 23, item 15: one kernel on two sides is told apart by file names.
+TEST(Diff, SidesOfOneKernelAreLabelledByTheirFiles) {
+  auto run = [](const std::string& release, const std::string& file) {
+    DiffRun r = make_run(release, {{"[kernel]", "f", Mode::Kernel, 100}});
+    r.source = "/data/" + file;
+    return r;
+  };
+  DiffResult r = diff_profiles({{{"", {run("6.18", "a.kprof")}}, {"", {run("6.18", "b.kprof")}}}});
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"a.kprof", "b.kprof"}));
+  r = diff_profiles({{{"", {run("6.18", "a1.kprof"), run("6.18", "a2.kprof")}},
+                      {"", {run("6.18", "b1.kprof"), run("6.18", "b2.kprof")}},
+                      {"", {run("6.19", "c.kprof")}}}});
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"a1.kprof+1", "b1.kprof+1", "6.19"}));
+}
+
 TEST(Diff, ScoreOverrideAndWallTimeSpeedup) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
   DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10}});
@@ -270,7 +285,7 @@ TEST(DiffWarnings, EventsAreWhatRanNotWhatWasAskedFor) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
   DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
   a.run.event.name = "cpu-clock";
-  a.run.event.fell_back = true;  // asked for cycles
+  a.run.event.fell_back = true;    // asked for cycles
   b.run.event.name = "cpu-clock";  // asked for cpu-clock (perf record -e cpu-clock)
   DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];

@@ -95,6 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "must be 1 or more, not '0'",
                  2},
         BadInput{"NegativeTop", {"report", "@DIR/f", "--top", "-1"}, "", "must be 0 or more", 2},
+        // Issue 23, item 15: in the order given (CLI11 lists them last first).
+        BadInput{"ExtraArgumentsInOrder",
+                 {"report", "@DIR/f", "b", "c"},
+                 "",
+                 "unexpected arguments: b c (try --help)",
+                 2},
         // Not taken as the command to run.
         BadInput{"UnknownRecordOption",
                  {"record", "--bogus", "-o", "@DIR/x.kprof", "--", "@PROG", "0"},
