@@ -153,7 +153,15 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
     const DiffRun& first = in.sides[s].runs[0];
     json side = side_facts(r.labels[s], first.run, first.summary);
     side["files"] = json::array();
-    for (const DiffRun& run : in.sides[s].runs) side["files"].push_back(path_basename(run.source));
+    // Each run's duration (the card shows them, not the first run's beside
+    // the samples of all).
+    side["durations_s"] = json::array();
+    for (const DiffRun& run : in.sides[s].runs) {
+      side["files"].push_back(path_basename(run.source));
+      const bool known = run.summary && run.summary->duration_ns;
+      side["durations_s"].push_back(
+          known ? json(json_rounded(static_cast<double>(run.summary->duration_ns) / 1e9)) : json());
+    }
     side["samples"] = r.summary[s].samples;
     side["lost"] = r.summary[s].lost;
     side["runs"] = r.summary[s].runs;

@@ -18,6 +18,16 @@
     const box = el('div', {id: 'header'});
     SIDES.forEach((side, k) => {
       const dl = el('dl');
+      // One run: its duration. Several: each (up to 6), else their sum and range.
+      const durationText = (sd) => {
+        const ds = sd.durations_s || [sd.duration_s];
+        if (ds.length <= 1) return ds[0] == null ? '–' : fixed(ds[0], 3) + ' s';
+        if (ds.some((d) => d == null)) return '– (not known for every run)';
+        if (ds.length <= 6) return ds.map((d) => fixed(d, 1)).join(' / ') + ' s';
+        const sum = ds.reduce((a, b) => a + b, 0);
+        return fixed(sum, 1) + ' s in ' + ds.length + ' runs (' + fixed(Math.min(...ds), 1) + '–' +
+          fixed(Math.max(...ds), 1) + ' s each)';
+      };
       const fact = (name, value, cls) => {
         if (value == null || value === '') return;
         dl.append(el('dt', null, name), el('dd', {className: cls}, String(value)));
@@ -32,7 +42,7 @@
       fact('rate', side.rate);
       fact('samples', count(side.samples), 'num-inline');
       fact('lost', count(side.lost));
-      fact('duration', side.duration_s == null ? '–' : fixed(side.duration_s, 3) + ' s');
+      fact('duration', durationText(side));
       if (side.runs != null && side.runs !== 1) fact('runs', side.runs);
       fact('command', side.command, 'mono');
       fact('source', side.source_format);

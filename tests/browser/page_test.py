@@ -131,6 +131,11 @@ class PageTest(unittest.TestCase):
         e = os.path.join(d, "e.html")
         kprof("report", slow, "--html", e)
         cls.pages["e"] = e
+        # (f) two runs a side, from the recordings above
+        f = os.path.join(d, "f.html")
+        kprof("diff", base, os.path.join(d, "aa1-0.kprof"), "--", slow,
+              os.path.join(d, "aa2-0.kprof"), "--html", f)
+        cls.pages["f"] = f
 
         cls.browser = cdp.Browser(width=1400, height=1000)
         cls.browser.__enter__()
@@ -324,6 +329,20 @@ class PageTest(unittest.TestCase):
         self.assertTrue(colors <= {"user", "kernel", "other"}, colors)
         leaf = self.frame_of("kprof_ct_leaf", "kprof_ct_b")
         self.assertGreater(leaf["w"], 10)
+
+    # ------------------------------------------------------------ (f)
+
+    def test_f_cards_show_each_runs_duration(self):
+        # Issue 23, item 10: not the first run's duration beside all runs' samples.
+        data = self.open("f")
+        cards = self.browser.evaluate(
+            "[...document.querySelectorAll('.side-card')].map(c => c.textContent)")
+        self.assertEqual(len(cards), 2)
+        for k, card in enumerate(cards):
+            durations = data["sides"][k]["durations_s"]
+            self.assertEqual(len(durations), 2)
+            want = " / ".join(f"{d:.1f}" for d in durations) + " s"
+            self.assertIn(want, card)
 
 
 def main():
