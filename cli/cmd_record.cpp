@@ -234,12 +234,18 @@ int cmd_record(int argc, char** argv) {
   }
   // The perf records, decoded now that the events are off (perfabi/spool.h).
   AddressAggregator agg(a.rec.callchains);
+  if (a.rec.system_wide) agg.leave_out(static_cast<uint32_t>(::getpid()));  // RunInfo::recorder_pid
   uint64_t undecoded = 0;  // records the kernel wrote that do not parse
   perfabi::load_profile(a.output, {.records = &agg}, &undecoded);
   // Named while the binaries surely exist, on this boot (symbolizer/finish.h).
   const FinishedProfile done =
       finish_profile(std::move(writer), agg.counts(), kernel_snapshot(rec), {.this_boot = true});
   for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
+  if (agg.counts().left_out != 0) {
+    std::fprintf(stderr,
+                 "kprof: %llu samples of kprof's own process (reading the rings) left out\n",
+                 static_cast<unsigned long long>(agg.counts().left_out));
+  }
   report_end(summary, a.output, done.bytes, rec.damaged_records() + undecoded);
   return summary.exit.shell_code();
 }

@@ -224,6 +224,9 @@ void Recorder::Impl::setup() {
   events = EventSet::open(req, &run.event, &run.notices);
   run.ring_pages = events->ring_pages();
   run.ring_pages_auto = opt.mmap_pages == 0;
+  // System-wide, kprof samples itself reading the rings: left out when the
+  // records are counted (core/aggregate.h), as its own work is not the system's.
+  if (opt.system_wide) run.recorder_pid = static_cast<uint32_t>(::getpid());
 }
 
 void Recorder::Impl::start() {

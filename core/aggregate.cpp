@@ -111,6 +111,10 @@ uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
 }
 
 void AddressAggregator::on_sample(const Sample& s) {
+  if (left_out_pid_ != 0 && s.pid == left_out_pid_) {
+    ++counts_.left_out;
+    return;
+  }
   ++counts_.samples;
   AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
   if (s.mode == Mode::User) key = user_key(mapping_of(s.pid, s.ip), s.ip);

@@ -64,6 +64,7 @@ struct AddressCounts {
   // slices: the histogram's rows get theirs from it (FunctionCount::slices).
   TimeSlices slices;
   uint64_t samples = 0, lost = 0;
+  uint64_t left_out = 0;  // samples of the excluded process (not in `samples`)
   // -g only. frames: each distinct frame of any stack; a caller's frame holds
   // its return address less 1, so it names the call site, not what follows.
   bool with_stacks = false;  // -g: every sample is in `stacks` too
@@ -87,12 +88,14 @@ class AddressAggregator : public RecordSink {
   // recent_ and last_ point into this object's maps: a copy or move starts
   // with them empty.
   AddressAggregator(const AddressAggregator& o)
-      : user_by_mapping_(o.user_by_mapping_),
+      : left_out_pid_(o.left_out_pid_),
+        user_by_mapping_(o.user_by_mapping_),
         maps_(o.maps_),
         counts_(o.counts_),
         frame_ids_(o.frame_ids_) {}
   AddressAggregator(AddressAggregator&& o) noexcept
-      : user_by_mapping_(o.user_by_mapping_),
+      : left_out_pid_(o.left_out_pid_),
+        user_by_mapping_(o.user_by_mapping_),
         maps_(std::move(o.maps_)),
         counts_(std::move(o.counts_)),
         frame_ids_(std::move(o.frame_ids_)) {
@@ -100,6 +103,9 @@ class AddressAggregator : public RecordSink {
   }
   AddressAggregator& operator=(const AddressAggregator&) = delete;
   AddressAggregator& operator=(AddressAggregator&&) = delete;
+  // Samples of `pid` (kprof's own, RunInfo::recorder_pid) are counted in
+  // `left_out` only; 0: none are left out.
+  void leave_out(uint32_t pid) { left_out_pid_ = pid; }
   void on_sample(const Sample&) override;
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
@@ -135,6 +141,7 @@ class AddressAggregator : public RecordSink {
     return {mapping, Mode::User,
             mapping == AddressCounts::kNoMapping ? 0 : counts_.mappings[mapping].start};
   }
+  uint32_t left_out_pid_ = 0;
   bool user_by_mapping_ = false;
   std::unordered_map<uint32_t, std::vector<Map>> maps_;  // pid -> maps sorted by start
   struct LastMap {  // where mapping_of() last found an ip; cleared when maps change

@@ -105,6 +105,7 @@ std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
   f.str(ri.kallsyms_digest);
   f.varint(ri.ring_pages);
   f.u8(ri.ring_pages_auto ? 1 : 0);
+  f.varint(ri.recorder_pid);
   return f.take();
 }
 
@@ -136,6 +137,7 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
   if (f.next()) ri.kallsyms_digest = f.r.str();
   if (f.next()) ri.ring_pages = f.r.varint();
   if (f.next()) ri.ring_pages_auto = f.r.u8() != 0;
+  if (f.next()) ri.recorder_pid = static_cast<uint32_t>(f.r.varint());
   return ri;
 }
 

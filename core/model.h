@@ -84,6 +84,9 @@ struct RunInfo {
   // than --mmap-pages.
   uint64_t ring_pages = 0;
   bool ring_pages_auto = false;
+  // -a: kprof's own process, whose samples (reading the rings, writing the
+  // file) are left out of the profile; 0 when none were (workload, -p).
+  uint32_t recorder_pid = 0;
   auto operator<=>(const RunInfo&) const = default;
 };
 

@@ -68,7 +68,10 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
   auto count_records = [&](const Chunk& c) {
     // Counted for a report (user addresses by mapping: this file's user
     // functions are not named) unless asked for every address.
-    if (!agg) agg.emplace(p.run.event.callchains, !options.count_records);
+    if (!agg) {
+      agg.emplace(p.run.event.callchains, !options.count_records);
+      agg->leave_out(p.run.recorder_pid);
+    }
     decode(c, *agg);
   };
   auto is_records = [](uint16_t type) {

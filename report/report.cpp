@@ -109,7 +109,11 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   if (p.summary) {
     const Summary& s = *p.summary;
     t.add_row({"# duration:", format_seconds(s.duration_ns)});
-    t.add_row({"# samples:", format_count(s.samples)});
+    std::string own;  // -a: kprof's own samples are not in the table (RunInfo::recorder_pid)
+    if (run.recorder_pid != 0 && s.samples > recorded) {
+      own = " (" + format_count(s.samples - recorded) + " of kprof's own process left out)";
+    }
+    t.add_row({"# samples:", format_count(s.samples) + own});
     if (s.lost) {
       t.add_row({styled("# lost:", Style::Notice, color),
                  format_count(s.lost) + " (" +

@@ -275,5 +275,24 @@ TEST(Aggregator, NullResolverKeepsImages) {
   EXPECT_EQ(h.rows[0].function, "[unknown]");
 }
 
+// Issue 23, item 13: -a profiles leave kprof's own process out.
+TEST(Aggregate, LeavesOutTheRecordersOwnSamples) {
+  AddressAggregator agg;
+  agg.leave_out(77);
+  Sample s;
+  s.ip = 0xffffffff81000000ull;
+  s.mode = Mode::Kernel;
+  for (uint32_t pid : {1u, 77u, 77u, 2u}) {
+    s.pid = s.tid = pid;
+    agg.on_sample(s);
+  }
+  EXPECT_EQ(agg.counts().samples, 2u);
+  EXPECT_EQ(agg.counts().left_out, 2u);
+  AddressAggregator all;  // 0: nothing left out
+  s.pid = 0;
+  all.on_sample(s);
+  EXPECT_EQ(all.counts().samples, 1u);
+}
+
 }  // namespace
 }  // namespace kprof

@@ -67,6 +67,7 @@ inline RunInfo sample_run_info() {
   ri.stat_before = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   ri.notices = {"fell back to cpu-clock", "kernel samples hidden"};
   ri.scores = {{"tps", 1234.5}, {"jobs", -2}};
+  ri.recorder_pid = 4321;
   return ri;
 }
 

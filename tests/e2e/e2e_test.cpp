@@ -112,6 +112,30 @@ TEST_F(E2E, ProfileIsSelfConsistent) {
   EXPECT_FALSE(p.kallsyms.empty());
 }
 
+// Issue 23, item 13: system-wide, kprof's own work (reading the rings,
+// writing the file) is not in the profile, and the header says how much was
+// left out.
+TEST_F(E2E, SystemWideLeavesKprofsOwnProcessOut) {
+  const RunResult r = run({kprof_binary(), "record", "-a", "-g", "-F", "1999", "-o", profile_, "--",
+                           program("kprof_prog_hotcold"), "1"},
+                          dir_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Profile p = load(r);
+  EXPECT_NE(p.run.recorder_pid, 0u);
+  ASSERT_TRUE(p.stacks.has_value());
+  for (const Stack& st : p.stacks->stacks) {
+    EXPECT_NE(p.stacks->processes[st.process].pid, p.run.recorder_pid)
+        << "a stack of kprof's own process: " << p.stacks->processes[st.process].name;
+  }
+  const RunResult again = run({kprof_binary(), "symbolize", profile_}, dir_.path(), 60);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  const Profile q = load(again);
+  ASSERT_TRUE(q.stacks.has_value());
+  for (const Stack& st : q.stacks->stacks) {
+    EXPECT_NE(q.stacks->processes[st.process].pid, q.run.recorder_pid) << "counted again";
+  }
+}
+
 TEST_F(E2E, ProfileIsCreatedOwnerOnly) {
   RunResult r = run(record_argv({program("kprof_prog_exit"), "0"}), dir_.path(), 60,
                     StartOptions{.umask = 0});
