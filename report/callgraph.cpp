@@ -228,8 +228,8 @@ CallTree call_tree(const Stacks& s, std::string_view func, CallDirection directi
     for (const std::string& n : closest_names(names, func)) {
       closest += (closest.empty() ? "; closest: " : ", ") + n;
     }
-    throw Error("no function '" + std::string(func) + "' in the call stacks of " + file +
-                closest + "; kprof report --children lists them");
+    throw Error("no function '" + std::string(func) + "' in the call stacks of " + file + closest +
+                "; kprof report --children lists them");
   }
   tree.matches.assign(matches.begin(), matches.end());
 

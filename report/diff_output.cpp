@@ -138,8 +138,8 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
                       });
     tops[s].resize(n);
   }
-  out << "Top " << (o.top ? std::to_string(o.top) : std::string("all")) << " "
-      << diff_rows_title(o) << " in each profile (share of its samples)\n";
+  out << "Top " << (o.top ? std::to_string(o.top) : std::string("all")) << " " << diff_rows_title(o)
+      << " in each profile (share of its samples)\n";
   std::vector<Column> cols;
   size_t rows = 0;
   for (size_t s = 0; s < tops.size(); ++s) {

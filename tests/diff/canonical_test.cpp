@@ -62,8 +62,12 @@ TEST(NamesFunction, WithoutParametersOrQualifiers) {
 }
 
 TEST(NamesFunction, ClosestNamesContainingFirstThenByDistance) {
-  const std::vector<std::string_view> names = {"ns::Box<long>::work(long)", "main", "worker_loop",
-                                               "schedule", "__schedule", "zzzz_unrelated"};
+  const std::vector<std::string_view> names = {"ns::Box<long>::work(long)",
+                                               "main",
+                                               "worker_loop",
+                                               "schedule",
+                                               "__schedule",
+                                               "zzzz_unrelated"};
   EXPECT_EQ(closest_names(names, "wrok"), (std::vector<std::string>{"ns::Box<long>::work(long)"}));
   EXPECT_EQ(closest_names(names, "sched"), (std::vector<std::string>{"__schedule", "schedule"}));
   EXPECT_EQ(closest_names(names, "work"),
