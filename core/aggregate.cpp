@@ -362,6 +362,7 @@ Stacks build_stacks(const AddressCounts& counts, const AddressNames& names) {
   // Heaviest first, as the histogram's rows.
   std::stable_sort(st.stacks.begin(), st.stacks.end(),
                    [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
+  mend_broken_chains(st);
   return std::move(st);
 }
 

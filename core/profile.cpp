@@ -123,6 +123,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);
+        mend_broken_chains(*p.stacks);  // files written before it was done at symbolization
         break;
       default:
         break;

@@ -60,4 +60,18 @@ struct Stacks {
 // left out (check decode_stacks's bounds first).
 Histogram leaf_histogram(const Stacks& stacks);
 
+// Frame-pointer chains walked through code built without frame pointers read
+// garbage as return addresses. Two kinds of frame mark it, and both are
+// mended here, in place, for every view at once:
+// - a user frame outside every mapping (image "[unknown]") reached from a user
+//   frame cannot be a caller: the chain is cut before it (everything beyond
+//   it was read through the same bad frame pointer). Such a frame is kept
+//   where the sample itself put it: the leaf, or the first user frame after
+//   the kernel's (the user ip a system call was made from);
+// - a run of consecutive unnamed frames ("[unknown]") becomes its first one.
+// Stacks that become equal are merged (heaviest first, as build order was).
+// Returns the samples of the stacks that were cut. Frames, images and
+// processes are left as they are (some may no longer be used).
+uint64_t mend_broken_chains(Stacks& stacks);
+
 }  // namespace kprof

@@ -22,6 +22,12 @@
       kids[fill[p]++] = k;
       depth[k] = depth[p] + 1;
     }
+    // subtrees are contiguous (parents before children, depth first): their ends
+    const subEnd = new Int32Array(N);
+    for (let k = N - 1; k >= 0; --k) {
+      subEnd[k] = Math.max(subEnd[k], k + 1);
+      if (k > 0 && subEnd[k] > subEnd[NODES[k].p]) subEnd[NODES[k].p] = subEnd[k];
+    }
     const names = NODES.map((nd) => displayName(nd.n, nd.i));
     let lower = null;   // lower-case names, on first search
     const sideCount = Math.max(1, TOTALS.length);
@@ -41,6 +47,37 @@
         withSamples[side] = c;
       }
       return withSamples[side];
+    }
+    // self samples per node on a side (a stack ends there)
+    const selfs = [];
+    function selfOf(side) {
+      if (!selfs[side]) {
+        const v = new Float64Array(N);
+        for (let k = 0; k < N; ++k) v[k] += samples(k, side);
+        for (let k = 1; k < N; ++k) v[NODES[k].p] -= samples(k, side);
+        selfs[side] = v;
+      }
+      return selfs[side];
+    }
+    // The deepest level drawn under `top`: enough for 99.9% of its samples, so
+    // that a few very deep stacks (a frame-pointer walk through garbage) do
+    // not stretch the graph into a tall white strip; zooming in draws them.
+    // Returns [depth, samples beyond it].
+    const COVER = 0.999;
+    function depthLimit(top, side) {
+      const total = samples(top, side);
+      if (total <= 0) return [Infinity, 0];
+      const self = selfOf(side), base = depth[top], perLevel = [];
+      for (let j = top; j < subEnd[top]; ++j) {
+        const r = depth[j] - base;
+        perLevel[r] = (perLevel[r] || 0) + Math.max(0, self[j]);
+      }
+      let cum = 0;
+      for (let r = 0; r < perLevel.length; ++r) {
+        cum += perLevel[r] || 0;
+        if (cum >= COVER * total) return [base + r, Math.max(0, total - cum)];
+      }
+      return [Infinity, 0];
     }
     function colour(k) {
       const nd = NODES[k];
@@ -122,7 +159,8 @@
       flameWidth = W;
       drawn = [];
       const frag = document.createDocumentFragment();
-      let maxD = 0, narrow = 0;
+      let maxD = 0, narrow = 0, deep = 0;
+      const [limit, beyond] = depthLimit(st.zoom, ws);
       if (N && samples(st.zoom, ws) > 0 && W > 0) {
         for (let a = NODES[st.zoom].p; a >= 0; a = NODES[a].p) frag.append(frame(a, 0, W, depth[a], true));
         const scale = W / samples(st.zoom, ws);
@@ -133,6 +171,7 @@
           const w = samples(k, ws) * scale;
           if (w <= 0) continue;
           if (w < 0.5) { narrow += cnt[k]; continue; }
+          if (depth[k] > limit) { deep += cnt[k]; continue; }
           frag.append(frame(k, x, w, depth[k], k === st.zoom));
           if (depth[k] > maxD) maxD = depth[k];
           // push children right to left so that they pop left to right
@@ -146,6 +185,10 @@
       flame.replaceChildren(frag);
       const parts = [drawn.length + ' frames drawn, widths from ' + label(ws) + ' (' + count(TOTALS[ws]) + ' samples)'];
       if (narrow) parts.push(count(narrow) + ' narrower than 0.5 px not drawn');
+      if (deep) {
+        parts.push(count(deep) + ' deeper than ' + (limit - depth[st.zoom]) + ' levels not drawn (' +
+          fixed(100 * beyond / samples(st.zoom, ws), 2) + '% of the samples; click a frame above them to zoom in)');
+      }
       if (F.pruned) parts.push(count(F.pruned) + ' left out by kprof as too small');
       if (F.chains === false) parts.push('no call chains: one level, image → function');
       if (!drawn.length) parts[0] = 'no samples to draw from ' + label(ws);

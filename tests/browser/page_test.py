@@ -10,7 +10,10 @@ Pages:
       kprof_ct_b's path made twice as slow on the new side;
   (c) the call-tree program twice, unchanged (A/A);
   (d) two listings whose function names hold markup;
-  (e) kprof report --html of (b)'s new profile.
+  (e) kprof report --html of (b)'s new profile;
+  (f) two runs a side;
+  (g) kprof report --html of a profile whose stacks are shallow but for 0.09%
+      that are 150 frames deeper (--deep-stacks writes it).
 Screenshots of (a) and (b) are written to --out and checked to be non-blank.
 Exit status 77 (ctest: skipped) when chromium or python3-websocket is missing.
 """
@@ -136,6 +139,12 @@ class PageTest(unittest.TestCase):
         kprof("diff", base, os.path.join(d, "aa1-0.kprof"), "--", slow,
               os.path.join(d, "aa2-0.kprof"), "--html", f)
         cls.pages["f"] = f
+        # (g) a few very deep stacks
+        deep = os.path.join(d, "deep.kprof")
+        subprocess.run([ARGS.deep_stacks, deep], check=True, timeout=60)
+        g = os.path.join(d, "g.html")
+        kprof("report", deep, "--html", g)
+        cls.pages["g"] = g
 
         cls.browser = cdp.Browser(width=1400, height=1000)
         cls.browser.__enter__()
@@ -345,11 +354,38 @@ class PageTest(unittest.TestCase):
             self.assertIn(want, card)
 
 
+    # ------------------------------------------------------------ (g)
+
+    def test_g_a_few_deep_stacks_do_not_stretch_the_flame_graph(self):
+        # Issue 23, item 2: drawn to the depth 99.9% of the samples reach.
+        self.data = self.open("g")
+        nodes = self.data["flame"]["nodes"]
+        self.assertGreater(len(nodes), 150, "the deep chain is in the data")
+        height = self.browser.evaluate("document.querySelector('#flame').getBoundingClientRect().height")
+        self.assertLessEqual(height, 6 * 18, "root, process, main, work, leaf: 5 rows")
+        names = {f["name"] for f in self.frames()}
+        self.assertIn("leaf_a", names)
+        self.assertNotIn("deep_75", names)
+        caption = self.browser.evaluate("document.querySelector('#flame-caption').textContent")
+        self.assertRegex(caption, r"\d+ deeper than \d+ levels not drawn \(0\.09% of the samples")
+        # Zooming into the deep chain's entry draws it all.
+        entry = self.frame_of("deep_entry", "main")  # about 1 px wide: clicked by the DOM
+        self.browser.evaluate(
+            f"document.querySelector('#flame .frame[data-node=\"{entry['node']}\"]').click()")
+        self.assertEqual(self.browser.evaluate("document.querySelector('#flame').dataset.zoom"),
+                         str(entry["node"]))
+        names = {f["name"] for f in self.frames()}
+        self.assertIn("deep_1", names)
+        self.assertIn("deep_150", names)
+        self.assertEqual(self.browser.errors(), [])
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
     p.add_argument("--kprof", required=True)
     p.add_argument("--programs", required=True)
+    p.add_argument("--deep-stacks", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--out", required=True)
     ARGS, rest = p.parse_known_args()

@@ -140,6 +140,52 @@ TEST(Stacks, DistinctAddressStacksOfOneFunctionStackMerge) {
   EXPECT_EQ(named.histogram, leaf_histogram(*named.stacks)) << "the flat table is the leaves";
 }
 
+// Code without frame pointers: the chain's first "caller" is whatever the
+// frame pointer register held, an address no mapping covers (issue 23, item 3).
+TEST(Stacks, ChainsThroughAnUnmappedCallerAreCutThere) {
+  AddressAggregator a(/*stacks=*/true);
+  a.on_mmap(app_mapping(7));
+  // leaf, then garbage (unmapped), then an address that happens to be in main.
+  a.on_sample(Sample{0, 0x400180, 7, 7, 0, Mode::User, 1, {0x400180, 0x7ffd00001234, 0x400050}});
+  a.on_sample(Sample{0, 0x400190, 7, 7, 0, Mode::User, 1, {0x400190, 0x55550000, 0x7ffd00009999}});
+  a.on_sample(Sample{0, 0x400190, 7, 7, 0, Mode::User, 1, {0x400190, 0x400050}});
+  // An unmapped leaf (code no mmap record covers) is where the sample was: kept.
+  a.on_sample(Sample{0, 0x900000, 7, 7, 0, Mode::User, 1, {0x900000, 0x400050}});
+  RangeResolver resolver;
+  const SymbolizedCounts named =
+      symbolize_counts(a.counts(), KernelSymbols::parse(kKallsyms, ""), resolver);
+  ASSERT_TRUE(named.stacks);
+  const std::map<std::string, uint64_t> want = {{": leaf/user", 2},
+                                                {": leaf/user main/user", 1},
+                                                {": [unknown]/user main/user", 1}};
+  EXPECT_EQ(render(*named.stacks), want);
+  EXPECT_EQ(named.stacks->total_samples(), 4u) << "cut, not dropped";
+  EXPECT_EQ(named.histogram, leaf_histogram(*named.stacks));
+}
+
+TEST(Stacks, MendKeepsTheSyscallsUserIpAndCollapsesUnnamedRuns) {
+  Stacks st;
+  st.images = {{"[kernel]", ""}, {"/bin/app", ""}, {"[unknown]", ""}};
+  st.frames = {{0, "do_syscall_64", Mode::Kernel},  // 0
+               {2, "[unknown]", Mode::User},        // 1: outside every mapping
+               {1, "main", Mode::User},             // 2
+               {1, "[unknown]", Mode::User},        // 3: in app, no symbol
+               {1, "leaf", Mode::User}};            // 4
+  st.processes = {{7, "app"}};
+  st.stacks = {
+      {0, {0, 1, 2}, 2, 20},        // kernel, then the user ip (unmapped): kept whole
+      {0, {4, 3, 3, 3, 2}, 3, 30},  // a run of unnamed frames: one
+      {0, {4, 3, 2}, 1, 10},        // ... so it merges with this one
+      {0, {4, 1, 1, 2}, 4, 40},     // an unmapped caller: cut there
+      {0, {4}, 1, 10},              // merges with the cut one
+  };
+  EXPECT_EQ(mend_broken_chains(st), 4u) << "the samples of the stacks that were cut";
+  const std::vector<Stack> want = {{0, {4}, 5, 50}, {0, {4, 3, 2}, 4, 40}, {0, {0, 1, 2}, 2, 20}};
+  EXPECT_EQ(st.stacks, want);
+  EXPECT_EQ(mend_broken_chains(st), 0u) << "mended stacks stay as they are";
+  EXPECT_EQ(st.stacks, want);
+}
+
 TEST(Stacks, NoCallchainsNoStacks) {
   AddressAggregator a;
   a.on_sample(Sample{0, 0xffffffff81000210ULL, 0, 0, 0, Mode::Kernel, 1, {}});
