@@ -146,7 +146,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   p.modules = std::move(kernel.modules);
 
   const KernelSymbols ks = KernelSymbols::parse(p.kallsyms, p.modules);
-  ProfileSymbols named = symbolize_profile(counts, ks);
+  ProfileSymbols named = symbolize_profile(counts, ks, nullptr, options.buildid_dir);
   for (const std::string& w : named.warnings) p.run.notices.push_back(w);
   if (named.stacks) {
     p.stacks = std::move(named.stacks);

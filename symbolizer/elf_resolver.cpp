@@ -104,8 +104,10 @@ struct ElfResolver::Impl {
     if (warned.insert(key).second) warnings.push_back(line);
   }
 
-  LoadedImage& image(const std::string& path);
-  std::unique_ptr<LoadedImage> load_file(const std::string& path);
+  // `name`: the file's name in FDE-derived names ("" for path's basename).
+  LoadedImage& image(const std::string& path, const std::string& name = "");
+  LoadedImage* cached_copy(const std::string& path, const std::string& build_id);
+  std::unique_ptr<LoadedImage> load_file(const std::string& path, const std::string& name);
   std::unique_ptr<LoadedImage> load_vdso();
   ElfFile find_debug_file(const std::string& path, const ElfInfo& info);
   ElfFile try_debug_candidate(const std::string& cand, const std::string& path, const ElfInfo& info,
@@ -125,10 +127,10 @@ const std::vector<std::string>& ElfResolver::warnings() const {
   return impl_->warnings;
 }
 
-LoadedImage& ElfResolver::Impl::image(const std::string& path) {
+LoadedImage& ElfResolver::Impl::image(const std::string& path, const std::string& name) {
   auto it = cache.find(path);
   if (it != cache.end()) return *it->second;
-  auto img = path == "[vdso]" ? load_vdso() : load_file(path);
+  auto img = path == "[vdso]" ? load_vdso() : load_file(path, name.empty() ? basename_of(path) : name);
   return *cache.emplace(path, std::move(img)).first->second;
 }
 
@@ -155,7 +157,8 @@ void ElfResolver::Impl::fill(LoadedImage& img, const ElfFile& file, const ElfInf
   }
 }
 
-std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& path) {
+std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& path,
+                                                          const std::string& name) {
   auto img = std::make_unique<LoadedImage>();
   std::string error;
   ElfFile file = ElfFile::open(path, &error);
@@ -166,7 +169,7 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& pat
   ElfInfo info = symbolizer::read_elf_info(file.elf());
   ElfFile debug;
   if (!info.has_symtab) debug = find_debug_file(path, info);
-  fill(*img, file, info, debug ? &debug : nullptr, basename_of(path));
+  fill(*img, file, info, debug ? &debug : nullptr, name);
   if (img->symbols.empty() && img->fdes.empty()) {
     warn(path, path + ": no function symbols (.symtab, .dynsym, debug file or .eh_frame)");
   }
@@ -220,6 +223,28 @@ ElfFile ElfResolver::Impl::find_debug_file(const std::string& path, const ElfInf
   return {};
 }
 
+// perf's cache keeps each build as <cache>/<path>/<build-id>/elf, linked
+// from <cache>/.build-id/<first 2 hex>/<the rest>. Build-ids read from a
+// perf.data may be zero-padded to 20 bytes: the unpadded form is tried too.
+LoadedImage* ElfResolver::Impl::cached_copy(const std::string& path, const std::string& build_id) {
+  if (options.buildid_cache.empty() || build_id.size() < 4) return nullptr;
+  std::vector<std::string> ids = {build_id};
+  std::string trimmed = build_id;
+  while (trimmed.size() > 16 && trimmed.ends_with("00")) trimmed.resize(trimmed.size() - 2);
+  if (trimmed != build_id) ids.push_back(trimmed);
+  const std::string& root = options.buildid_cache;
+  for (const std::string& id : ids) {
+    for (const std::string& cand : {root + (path.starts_with("/") ? "" : "/") + path + "/" + id + "/elf",
+                                    root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + "/elf"}) {
+      struct stat st {};
+      if (::stat(cand.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      LoadedImage& img = image(cand, basename_of(path));
+      if (img.ok && build_ids_match(build_id, img.build_id)) return &img;
+    }
+  }
+  return nullptr;
+}
+
 std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
   auto img = std::make_unique<LoadedImage>();
   // The recorded process ran on this kernel, so its vDSO is this process's.
@@ -268,10 +293,12 @@ std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<con
       path = std::move(live);
     }
   }
-  LoadedImage& img = impl_->image(path);
+  const std::string recorded = lower(mapping.build_id);
+  // perf's copy of the recorded build first, as perf report reads it.
+  LoadedImage* cached = path == "[vdso]" ? nullptr : impl_->cached_copy(path, recorded);
+  LoadedImage& img = cached ? *cached : impl_->image(path);
   if (!img.ok) return names;
 
-  std::string recorded = lower(mapping.build_id);
   if (!recorded.empty() && !img.build_id.empty() && !build_ids_match(recorded, img.build_id)) {
     impl_->warn(path + "\n" + recorded,
                 path + ": build-id differs from the recording's (binary changed since?)");

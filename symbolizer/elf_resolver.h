@@ -18,7 +18,8 @@
 // libelf/libdw handle and fd is owned by RAII wrappers and closed with it.
 // A file that is missing, unreadable, not ELF, or whose build-id differs
 // from the recorded one yields "" names (and a warning in warnings()), never
-// an exception.
+// an exception, unless perf's build-id cache holds the recorded build
+// (ElfResolverOptions::buildid_cache).
 #pragma once
 
 #include <memory>
@@ -34,6 +35,11 @@ struct ElfResolverOptions {
   // Where separate debug files live (build-id/xx/yyyy.debug and mirrored paths).
   std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
   bool demangle = true;  // C++ names through abi::__cxa_demangle
+  // perf's build-id cache ($PERF_BUILDID_DIR, ~/.debug; "" for none): a
+  // mapping whose recorded build-id has a copy there is read from that copy
+  // (<cache>/<path>/<build-id>/elf, or the <cache>/.build-id/xx/yyyy link),
+  // as perf report does, so a binary rebuilt since the recording still names.
+  std::string buildid_cache;
 };
 
 class ElfResolver : public UserSymbolResolver {

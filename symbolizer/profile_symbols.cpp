@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <utility>
 
 #include "symbolizer/elf_resolver.h"
 
@@ -13,6 +14,7 @@ namespace {
 // warning the first time it meets such a file, and returns no names for it.
 class CheckingResolver : public UserSymbolResolver {
  public:
+  explicit CheckingResolver(ElfResolverOptions options) : elf(std::move(options)) {}
   std::vector<std::string> resolve(const Mmap& mapping, std::span<const uint64_t> ips,
                                    std::string* build_id) override {
     const size_t before = elf.warnings().size();
@@ -65,8 +67,10 @@ std::vector<std::string> keep_old_names(Histogram& fresh, const Histogram& old,
 }  // namespace
 
 ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
-                                 const Histogram* previous) {
-  CheckingResolver resolver;
+                                 const Histogram* previous, const std::string& buildid_cache) {
+  ElfResolverOptions options;
+  options.buildid_cache = buildid_cache;
+  CheckingResolver resolver(std::move(options));
   SymbolizedCounts named = symbolize_counts(counts, kernel, resolver);
   ProfileSymbols out;
   out.histogram = std::move(named.histogram);

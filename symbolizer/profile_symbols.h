@@ -32,9 +32,12 @@ struct ProfileSymbols {
   std::vector<std::string> kept_images;  // images whose names came from `previous`
 };
 
-// `previous`: the histogram already in the file, or nullptr.
+// `previous`: the histogram already in the file, or nullptr. `buildid_cache`:
+// perf's build-id cache, where a user image's recorded build is looked up
+// before the file on disk (ElfResolverOptions::buildid_cache); "" for none.
 ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
-                                 const Histogram* previous = nullptr);
+                                 const Histogram* previous = nullptr,
+                                 const std::string& buildid_cache = "");
 
 // Writes the Stacks (a -g profile: its flat table is their leaves) or else
 // the Histogram (a HistogramColumns chunk), then End.

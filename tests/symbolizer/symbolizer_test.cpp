@@ -330,6 +330,63 @@ TEST(ElfResolver, BuildIdMismatchGivesEmptyNamesAndWarning) {
   EXPECT_EQ(resolve_one(r, *m, addr_of(add)), "kprof_fixture_add");
 }
 
+// Issue 23, item 7: a program rebuilt (or removed) since `perf record` is
+// read from perf's build-id cache, as perf report does.
+TEST(ElfResolver, RebuiltFileIsReadFromPerfsBuildIdCache) {
+  DlHandle lib(SYM_FIXTURE_LIB);
+  ASSERT_NE(lib.h, nullptr) << dlerror();
+  void* add = dlsym(lib.h, "kprof_fixture_add");
+  ASSERT_NE(add, nullptr);
+  auto m = mapping_of(add);
+  ASSERT_TRUE(m);
+  std::string id;
+  {
+    ElfResolver probe;
+    EXPECT_EQ(resolve_one(probe, *m, addr_of(add), &id), "kprof_fixture_add");
+  }
+  ASSERT_GT(id.size(), 8u);
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  // "Rebuilt": another ELF file (this test) now at the recorded path.
+  const fs::path lib_path = dir.path / "app/libfixture.so";
+  fs::create_directories(lib_path.parent_path());
+  fs::copy_file("/proc/self/exe", lib_path);
+  Mmap recorded = *m;
+  recorded.filename = lib_path.string();
+  recorded.build_id = id;
+  {
+    ElfResolver no_cache;
+    EXPECT_EQ(resolve_one(no_cache, recorded, addr_of(add)), "");
+    EXPECT_TRUE(any_warning_contains(no_cache, "build-id differs"));
+  }
+  // perf's layout: <cache>/<path>/<build-id>/elf.
+  const fs::path cache = dir.path / "debug";
+  const fs::path copy = cache / lib_path.relative_path() / id / "elf";
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(m->filename, copy);
+  ElfResolver r(ElfResolverOptions{.buildid_cache = cache.string()});
+  std::string got_id;
+  EXPECT_EQ(resolve_one(r, recorded, addr_of(add) + 2, &got_id), "kprof_fixture_add");
+  EXPECT_EQ(got_id, id);
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+  // Perf's zero-padded, upper-case form of the id finds the same copy.
+  Mmap padded = recorded;
+  padded.build_id = id;
+  for (char& c : padded.build_id) c = static_cast<char>(std::toupper(c));
+  padded.build_id.append(40 - std::min<size_t>(40, padded.build_id.size()), '0');
+  EXPECT_EQ(resolve_one(r, padded, addr_of(add)), "kprof_fixture_add");
+
+  // The file gone, found through the cache's .build-id/xx/rest link.
+  const fs::path cache2 = dir.path / "debug2";
+  fs::create_directories(cache2 / ".build-id" / id.substr(0, 2) / id.substr(2));
+  fs::copy_file(m->filename, cache2 / ".build-id" / id.substr(0, 2) / id.substr(2) / "elf");
+  Mmap gone = recorded;
+  gone.filename = (dir.path / "removed/libfixture.so").string();
+  ElfResolver r2(ElfResolverOptions{.buildid_cache = cache2.string()});
+  EXPECT_EQ(resolve_one(r2, gone, addr_of(add)), "kprof_fixture_add");
+  EXPECT_TRUE(r2.warnings().empty()) << r2.warnings().front();
+}
+
 TEST(ElfResolver, DeletedSuffixFallsBackToLivePath) {
   const void* fn = reinterpret_cast<const void*>(&kprof_test_pie_function);
   auto m = mapping_of(fn);
