@@ -50,8 +50,8 @@ uint64_t mend_broken_chains(Stacks& st) {
   for (size_t i = 0; i < st.frames.size(); ++i) {
     const Frame& f = st.frames[i];
     unnamed[i] = f.function == kUnknown;
-    unmapped[i] = is_user_mode(f.mode) && f.image < st.images.size() &&
-                  st.images[f.image].name == kUnknown;
+    unmapped[i] =
+        is_user_mode(f.mode) && f.image < st.images.size() && st.images[f.image].name == kUnknown;
   }
   auto known = [&](uint32_t id) { return id < st.frames.size(); };
   uint64_t cut = 0;

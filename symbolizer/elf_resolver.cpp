@@ -130,7 +130,8 @@ const std::vector<std::string>& ElfResolver::warnings() const {
 LoadedImage& ElfResolver::Impl::image(const std::string& path, const std::string& name) {
   auto it = cache.find(path);
   if (it != cache.end()) return *it->second;
-  auto img = path == "[vdso]" ? load_vdso() : load_file(path, name.empty() ? basename_of(path) : name);
+  auto img =
+      path == "[vdso]" ? load_vdso() : load_file(path, name.empty() ? basename_of(path) : name);
   return *cache.emplace(path, std::move(img)).first->second;
 }
 
@@ -234,8 +235,9 @@ LoadedImage* ElfResolver::Impl::cached_copy(const std::string& path, const std::
   if (trimmed != build_id) ids.push_back(trimmed);
   const std::string& root = options.buildid_cache;
   for (const std::string& id : ids) {
-    for (const std::string& cand : {root + (path.starts_with("/") ? "" : "/") + path + "/" + id + "/elf",
-                                    root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + "/elf"}) {
+    for (const std::string& cand :
+         {root + (path.starts_with("/") ? "" : "/") + path + "/" + id + "/elf",
+          root + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + "/elf"}) {
       struct stat st {};
       if (::stat(cand.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       LoadedImage& img = image(cand, basename_of(path));

@@ -155,9 +155,8 @@ TEST(Stacks, ChainsThroughAnUnmappedCallerAreCutThere) {
   const SymbolizedCounts named =
       symbolize_counts(a.counts(), KernelSymbols::parse(kKallsyms, ""), resolver);
   ASSERT_TRUE(named.stacks);
-  const std::map<std::string, uint64_t> want = {{": leaf/user", 2},
-                                                {": leaf/user main/user", 1},
-                                                {": [unknown]/user main/user", 1}};
+  const std::map<std::string, uint64_t> want = {
+      {": leaf/user", 2}, {": leaf/user main/user", 1}, {": [unknown]/user main/user", 1}};
   EXPECT_EQ(render(*named.stacks), want);
   EXPECT_EQ(named.stacks->total_samples(), 4u) << "cut, not dropped";
   EXPECT_EQ(named.histogram, leaf_histogram(*named.stacks));

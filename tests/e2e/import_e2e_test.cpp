@@ -396,9 +396,9 @@ TEST_F(ImportE2E, ChangedBinaryIsNamedFromPerfsCacheAndNotRead) {
   std::filesystem::copy_file(program("kprof_prog_syscalls"), prog);
   const std::string kprof_bin = kprof_binary();
   // No cache: the changed file is named and not read.
-  RunResult bare = run({"/usr/bin/env", "PERF_BUILDID_DIR=" + dir_.file("no-cache"), kprof_bin,
-                        "report", f},
-                       dir_.path(), 60);
+  RunResult bare =
+      run({"/usr/bin/env", "PERF_BUILDID_DIR=" + dir_.file("no-cache"), kprof_bin, "report", f},
+          dir_.path(), 60);
   ASSERT_EQ(bare.exit_code, 0) << bare.describe();
   EXPECT_NE(bare.out.find(prog + ": build-id differs from the recording's"), std::string::npos)
       << bare.out;
