@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/parse.h"
+#include "cli/terminal.h"
 #include "core/error.h"
 #include "export/export.h"
 #include "export/html.h"
@@ -130,6 +131,8 @@ int cmd_diff(int argc, char** argv) {
   add_input_options(app, input);
   std::string color = "auto";
   add_color_option(app, color);
+  bool no_pager = false;
+  add_pager_option(app, no_pager);
   app.add_option("--label", labels, "label per kernel, in order (default: its kernel release)")
       ->allow_extra_args(false);
   app.add_option("--score", scores,
@@ -172,6 +175,7 @@ int cmd_diff(int argc, char** argv) {
   if (auto code = parse_args(app, args)) return *code;
   opts.by = parse_diff_by(by);
   opts.color = use_color(color);
+  opts.line_width = terminal_columns();
   opts.view = view.children ? "children" : view.callers.empty() ? "" : "callers " + view.callers;
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");
@@ -210,12 +214,15 @@ int cmd_diff(int argc, char** argv) {
                 2);
   }
   const DiffResult result = diff_profiles(in);
+  // The text on a terminal is paged; an export on stdout is not.
+  const Pager pager(no_pager || on_stdout > 0);
+  const LineWrapper wrap(on_stdout > 0 ? 0 : opts.line_width);
   if (plan) {
     for (const std::string& w : result.warnings) std::cout << "warning: " << w << "\n";
     if (!result.warnings.empty()) std::cout << "\n";
     write_detectability(std::cout, detectability(in, result));
     std::cout.flush();
-    if (!std::cout) throw Error("cannot write the diff to stdout");
+    if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
     return 0;
   }
   if (on_stdout == 0) {
@@ -223,7 +230,7 @@ int cmd_diff(int argc, char** argv) {
     std::cout << "\n";
     write_detectability(std::cout, detectability(in, result));
     std::cout.flush();
-    if (!std::cout) throw Error("cannot write the diff to stdout");
+    if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
   }
   if (!csv_path.empty()) write_file(csv_path, result, false);
   if (!json_path.empty()) write_file(json_path, result, true);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/parse.h"
+#include "cli/terminal.h"
 #include "core/error.h"
 #include "core/profile.h"
 #include "export/export.h"
@@ -72,6 +73,8 @@ int cmd_report(int argc, char** argv) {
                  "also write the profile as one self-contained page (table and flame graph) to "
                  "FILE ('-': stdout, no table)");
   app.add_flag("--no-header", no_header, "leave out the run header above the table");
+  bool no_pager = false;
+  add_pager_option(app, no_pager);
   auto* children_opt = app.add_flag(
       "--children", children,
       "-g profiles: per function its self samples (stacks it is the leaf of) and total "
@@ -91,6 +94,7 @@ int cmd_report(int argc, char** argv) {
   children_opt->excludes(callers_opt)->excludes(callees_opt);
   if (auto code = parse_args(app, argc, argv)) return *code;
   opts.color = use_color(color);
+  opts.line_width = terminal_columns();
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
@@ -106,6 +110,9 @@ int cmd_report(int argc, char** argv) {
     out.close();
     if (html == "-") return 0;
   }
+  // The text on a terminal is paged; an export on stdout is not.
+  const Pager pager(no_pager || csv == "-");
+  const LineWrapper wrap(csv == "-" ? 0 : opts.line_width);
   if (!graph) {
     if (!csv.empty()) {
       write_csv_file(csv, [&](std::ostream& o) { write_report_csv(o, hist.histogram, opts.sort); });
@@ -143,7 +150,7 @@ int cmd_report(int argc, char** argv) {
     }
   }
   std::cout.flush();
-  if (!std::cout) throw Error("cannot write the report to stdout");
+  if (!std::cout && !pager.active()) throw Error("cannot write the report to stdout");
   return 0;
 }
 

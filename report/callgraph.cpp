@@ -98,8 +98,8 @@ const char* direction_word(CallDirection d) {
 void write_tree_node(std::ostream& out, const CallTreeNode& n, size_t level, uint64_t root,
                      const ReportOptions& opts) {
   const std::string indent(2 * level, ' ');
-  out << indent << format_percent(percent_of(n.samples, root)) << "%  " << format_count(n.samples)
-      << "  " << truncate_display(n.function, opts.name_width) << "  ";
+  const std::string head =
+      indent + format_percent(percent_of(n.samples, root)) + "%  " + format_count(n.samples) + "  ";
   // A merged root may list several images: show each by its basename.
   std::string images;
   std::string_view all = n.image;
@@ -111,11 +111,16 @@ void write_tree_node(std::ostream& out, const CallTreeNode& n, size_t level, uin
     start = comma + 2;
   }
   // "[kernel]" stays as it is, not "[[kernel]]".
-  if (images.size() >= 2 && images.front() == '[' && images.back() == ']') {
-    out << images << "\n";
-  } else {
-    out << "[" << images << "]\n";
+  if (images.size() < 2 || images.front() != '[' || images.back() != ']') {
+    images = "[" + images + "]";
   }
+  std::string function = truncate_display(n.function, opts.name_width);
+  if (opts.line_width > 0) {  // a terminal: the function gives way, down to 12 columns
+    const size_t used = display_width(head) + 2 + display_width(images);
+    function = shorten_name(
+        n.function, std::max<size_t>(12, opts.line_width > used ? opts.line_width - used : 0));
+  }
+  out << head << function << "  " << images << "\n";
   size_t shown = opts.top ? std::min(opts.top, n.children.size()) : n.children.size();
   while (shown > 0 && percent_of(n.children[shown - 1].samples, root) < opts.percent_limit) {
     --shown;
@@ -188,6 +193,7 @@ void write_children_table(std::ostream& out, const Stacks& s, const ReportOption
                    {"samples", Align::Right},
                    {"image", Align::Left, 60},
                    {"function", Align::Left, opts.name_width}});
+  table.fit(opts.line_width);
   for (size_t i = 0; i < shown; ++i) {
     const ChildrenRow& r = rows[i];
     table.add_row({format_percent(percent_of(r.self_samples, total)),

@@ -148,6 +148,7 @@ void write_side_by_side(std::ostream& out, const DiffResult& r) {
     rows = std::max(rows, tops[s].size());
   }
   TextTable table(std::move(cols));
+  table.fit(o.line_width);
   for (size_t i = 0; i < rows; ++i) {
     std::vector<std::string> cells;
     for (size_t s = 0; s < tops.size(); ++s) {
@@ -251,6 +252,12 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
 
 namespace {
 
+// A compared side's column title on a narrow terminal: "new", or "new2",
+// "new3", ... when several are compared against the base.
+std::string side_short_title(const DiffResult& r, size_t side) {
+  return r.labels.size() > 2 ? "new" + std::to_string(side) : "new";
+}
+
 void write_matched(std::ostream& out, const DiffResult& r, std::vector<const DiffRow*>& rows) {
   const DiffOptions& o = r.options;
   bool bounded = false, judged = false;
@@ -265,9 +272,9 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
                   : "")
       << ")\n";
   for (size_t s = 1; s < r.labels.size(); ++s) out << diff_noise_line(r, s) << "\n";
-  std::vector<Column> cols = {{r.labels[0] + " %", Align::Right}};
+  std::vector<Column> cols = {{r.labels[0] + " %", Align::Right, 0, "base %"}};
   for (size_t s = 1; s < r.labels.size(); ++s) {
-    cols.push_back({r.labels[s] + " %", Align::Right});
+    cols.push_back({r.labels[s] + " %", Align::Right, 0, side_short_title(r, s) + " %"});
     cols.push_back({"Δpp", Align::Right});
     cols.push_back({r.noise[s] == NoiseMethod::None
                         ? std::string("bounds")
@@ -279,6 +286,7 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
   if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
   cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
   TextTable table(std::move(cols));
+  table.fit(o.line_width);
   for (const DiffRow& row : r.rows) {
     if (!shown(row, o)) continue;
     if (o.top && rows.size() == o.top) break;
@@ -363,9 +371,9 @@ void write_work(std::ostream& out, const DiffResult& r) {
     return a.change > b.change;
   });
   order.resize(limit(o.top, order.size()));
-  std::vector<Column> cols = {{r.labels[0], Align::Right}};
+  std::vector<Column> cols = {{r.labels[0], Align::Right, 0, "base"}};
   for (size_t s = 1; s < r.labels.size(); ++s) {
-    cols.push_back({r.labels[s], Align::Right});
+    cols.push_back({r.labels[s], Align::Right, 0, side_short_title(r, s)});
     cols.push_back({"change", Align::Right});
     cols.push_back({"overweight", Align::Right});
     if (r.noise[s] == NoiseMethod::RunVariance) {
@@ -378,6 +386,7 @@ void write_work(std::ostream& out, const DiffResult& r) {
   if (o.by == DiffBy::Function) cols.push_back({"function", Align::Left, o.name_width});
   cols.push_back({o.by == DiffBy::Mode ? "mode" : "image", Align::Left, o.name_width});
   TextTable table(std::move(cols));
+  table.fit(o.line_width);
   auto g = [](const std::optional<double>& v) { return v ? printf_string("%.4g", *v) : "-"; };
   auto pct = [](double v) {
     return std::isfinite(v) ? printf_string("%+.1f%%", v) : std::string(v > 0 ? "+inf" : "-inf");

@@ -181,6 +181,7 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
     if (opts.sort == SortKey::Function) cols.push_back({"function", Align::Left, opts.name_width});
   }
   TextTable table(std::move(cols));
+  table.fit(opts.line_width);
   uint64_t shown_samples = 0;
   for (size_t i = 0; i < shown; ++i) {
     const ReportRow& r = rows[i];

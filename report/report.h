@@ -27,6 +27,7 @@ struct ReportOptions {
   size_t name_width = 120;   // function names longer than this are cut with "…" (table only)
   bool counts = true;        // show the samples column (false: a listing of shares only)
   bool color = false;        // terminal colours in the header (report/table.h Style)
+  size_t line_width = 0;     // tables fit in this many columns (a terminal's); 0: no limit
 };
 
 // One row of the report: a function, an image, or a mode.

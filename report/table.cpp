@@ -46,6 +46,80 @@ std::string truncate_display(std::string_view s, size_t max_width) {
   return out;
 }
 
+std::string shorten_name(std::string_view s, size_t max_width) {
+  if (max_width == 0 || display_width(s) <= max_width) return std::string(s);
+  std::string t(s);
+  // The parameter list: the last ')' and its matching '('.
+  if (const size_t close = t.rfind(')'); close != std::string::npos) {
+    int depth = 0;
+    for (size_t i = close + 1; i-- > 0;) {
+      if (t[i] == ')') ++depth;
+      if (t[i] == '(' && --depth == 0) {
+        if (close > i + 1) t = t.substr(0, i + 1) + "\u2026" + t.substr(close);
+        break;
+      }
+    }
+  }
+  const size_t n = display_width(t);
+  if (n <= max_width) return t;
+  if (max_width < 4) return truncate_display(t, max_width);
+  const size_t keep = max_width - 1, head = (keep + 1) / 2, tail = keep - head;
+  return t.substr(0, prefix_bytes(t, head)) + "\u2026" + t.substr(prefix_bytes(t, n - tail));
+}
+
+std::string wrap_line(std::string_view line, size_t width) {
+  if (width == 0 || display_width(line) <= width) return std::string(line);
+  // The line as shown (no colour escapes), to read its layout from.
+  std::string plain;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      i += 2;
+      while (i < line.size() && !(line[i] >= 0x40 && line[i] <= 0x7e)) ++i;
+      continue;
+    }
+    plain += line[i];
+  }
+  const size_t lead = std::min(plain.find_first_not_of(' '), plain.size());
+  // The continuation's indent: a header line's value column ("# notice:
+  // text" goes on under "text"), else the line's own indent and two more.
+  std::string indent;
+  if (plain.starts_with("# ")) {
+    const size_t colon = plain.find(':');
+    const size_t value = colon < 24 ? plain.find_first_not_of(' ', colon + 1) : std::string::npos;
+    indent = "#" + std::string(value != std::string::npos && value < 30 ? value - 1 : 1, ' ');
+  } else {
+    indent.assign(lead + 2, ' ');
+  }
+  if (indent.size() + 20 > width) indent = "  ";
+  std::string out;
+  std::string_view rest = line;
+  for (bool first = true;; first = false) {
+    const size_t room = width - (first ? 0 : indent.size());
+    if (!first) out += '\n' + indent;
+    if (display_width(rest) <= room) {
+      out += rest;
+      return out;
+    }
+    // The last blank at which the piece still fits; escapes take no room.
+    size_t col = 0, cut = 0, i = 0;
+    for (; i < rest.size(); ++i) {
+      if (rest[i] == '\x1b' && i + 1 < rest.size() && rest[i + 1] == '[') {
+        i += 2;
+        while (i < rest.size() && !(rest[i] >= 0x40 && rest[i] <= 0x7e)) ++i;
+        continue;
+      }
+      if (is_continuation(static_cast<unsigned char>(rest[i]))) continue;
+      if (rest[i] == ' ' && i > 0) cut = i;
+      if (++col > room) break;
+    }
+    if (cut == 0) cut = i;  // one word longer than the line: cut it
+    out += rest.substr(0, cut);
+    rest.remove_prefix(cut);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.empty()) return out;
+  }
+}
+
 std::string pad(std::string_view s, size_t width, Align align) {
   size_t w = display_width(s);
   if (w >= width) return std::string(s);
@@ -74,6 +148,7 @@ void TextTable::write(std::ostream& out, bool titles) const {
   for (const auto& r : cells) {
     for (size_t i = 0; i < ncols; ++i) width[i] = std::max(width[i], display_width(r[i]));
   }
+  if (line_width_ > 0) fit_cells(cells, width, titles);
   for (size_t k = 0; k < cells.size(); ++k) {
     const auto& r = cells[k];
     const size_t row = titles ? k - 1 : k;  // index into styles_ (k = 0 is the titles)
@@ -88,6 +163,57 @@ void TextTable::write(std::ostream& out, bool titles) const {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     if (!style.empty()) line += "\x1b[0m";
     out << line << '\n';
+  }
+}
+
+void TextTable::fit_cells(std::vector<std::vector<std::string>>& cells, std::vector<size_t>& width,
+                          bool titles) const {
+  constexpr size_t kMinName = 12;
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  total += 2 * (width.empty() ? 0 : width.size() - 1);
+  if (total <= line_width_) return;
+  // Short titles first: recount the widths with them.
+  if (titles) {
+    bool swapped = false;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].short_title.empty()) continue;
+      cells[0][i] = columns_[i].short_title;
+      swapped = true;
+    }
+    if (swapped) {
+      total = 2 * (width.empty() ? 0 : width.size() - 1);
+      for (size_t i = 0; i < width.size(); ++i) {
+        width[i] = 0;
+        for (const auto& r : cells) width[i] = std::max(width[i], display_width(r[i]));
+        total += width[i];
+      }
+      if (total <= line_width_) return;
+    }
+  }
+  std::vector<size_t> target = width;
+  size_t excess = total - line_width_;
+  // The names give up room, widest first.
+  for (; excess > 0; --excess) {
+    size_t widest = width.size();
+    for (size_t i = 0; i < width.size(); ++i) {
+      if (columns_[i].max_width == 0 || target[i] <= kMinName) continue;
+      if (widest == width.size() || target[i] > target[widest]) widest = i;
+    }
+    if (widest == width.size()) break;  // the numbers alone are wider
+    --target[widest];
+  }
+  for (size_t i = 0; i < width.size(); ++i) {
+    if (target[i] == width[i]) continue;
+    for (size_t k = 0; k < cells.size(); ++k) {
+      const bool title = titles && k == 0;
+      if (!title && columns_[i].max_width == 0) continue;  // numbers are never cut
+      if (!title && i >= rows_[titles ? k - 1 : k].size()) continue;
+      const std::string& title_text =
+          columns_[i].short_title.empty() ? columns_[i].title : columns_[i].short_title;
+      cells[k][i] = shorten_name(title ? title_text : rows_[titles ? k - 1 : k][i], target[i]);
+    }
+    width[i] = target[i];
   }
 }
 

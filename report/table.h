@@ -17,6 +17,9 @@ struct Column {
   std::string title;
   Align align = Align::Left;
   size_t max_width = 0;  // cells wider than this are cut with "…"; 0 = never cut
+  // A shorter title for a table that must fit a narrower line (TextTable::fit),
+  // as "base %" for a side's long label; "" for none.
+  std::string short_title = "";
 };
 
 // A table rendered with two spaces between columns, a title line, and no
@@ -34,6 +37,13 @@ class TextTable {
     styles_.push_back(std::move(style));
   }
   size_t rows() const { return rows_.size(); }
+  // Fit every line in `columns` (a terminal's width; 0: no limit): when the
+  // table is wider, titles give way to their short_title, then the columns
+  // with a max_width (the names) give up room,
+  // widest first, down to 12 code points each, their cells shortened in the
+  // middle (shorten_name). Columns without one (numbers) are never cut, so
+  // a table of many numbers can stay wider than `columns`.
+  void fit(size_t columns) { line_width_ = columns; }
 
   // `titles`: print the title line first.
   void write(std::ostream& out, bool titles = true) const;
@@ -42,7 +52,10 @@ class TextTable {
  private:
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;
+  void fit_cells(std::vector<std::vector<std::string>>& cells, std::vector<size_t>& width,
+                 bool titles) const;
   std::vector<std::string> styles_;  // per row
+  size_t line_width_ = 0;
 };
 
 // Code points in a UTF-8 string (invalid bytes count as one each); terminal
@@ -57,6 +70,18 @@ std::string styled(std::string_view text, Style style, bool on);
 std::string style_code(Style style, bool on);
 // `s` cut to at most `max_width` code points, the last one "…" when cut.
 std::string truncate_display(std::string_view s, size_t max_width);
+// `s` in at most `max_width` code points, for a name: a C++ parameter list
+// gives way first ("f(int, long) const" -> "f(…) const"), then the middle,
+// so that both the start and the end stay ("ns::Bo…::work(…)").
+std::string shorten_name(std::string_view s, size_t max_width);
+// `line` (no '\n') broken at blanks into lines of at most `width` code
+// points ('\n' between them; escapes take no room), for prose on a
+// terminal. Continuations are indented: a "# key:  value" header line's
+// under its value, any other two more than the line. A word longer than a
+// line is broken where it reaches `width`. `width` 0, or a line that fits:
+// the line as it is. (A table too wide for the terminal wraps this way too,
+// each row under itself, rather than the terminal's cut at any character.)
+std::string wrap_line(std::string_view line, size_t width);
 // `s` padded with blanks to `width` code points, on the right (Left) or left (Right).
 std::string pad(std::string_view s, size_t width, Align align);
 

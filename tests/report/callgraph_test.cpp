@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "export/tables.h"
+#include "report/table.h"
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
 
@@ -240,6 +241,29 @@ TEST(Callgraph, CallTreeTopAndPercentLimit) {
   write_call_tree(limited, t, opts);
   EXPECT_NE(limited.str().find("  b  [bench]\n  … 2 more: 7 samples"), std::string::npos)
       << limited.str();
+}
+
+// Issue 23, item 11: on a terminal the tree's names give way to its width.
+TEST(Callgraph, CallTreeFitsATerminal) {
+  StacksMaker m;
+  const std::string longname =
+      "ns::detail::Scheduler<ns::detail::Queue<long>>::dispatch_all_pending(unsigned long, bool)";
+  m.add({"main", longname, "leaf"}, 5);
+  CallTree t = call_tree(m.stacks(), "leaf", CallDirection::Callers, 3, "x.kprof");
+  ReportOptions opts;
+  opts.line_width = 60;
+  std::ostringstream out;
+  write_call_tree(out, t, opts);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::getline(lines, line);  // the title: prose, wrapped by the terminal layer
+  while (std::getline(lines, line)) EXPECT_LE(display_width(line), 60u) << out.str();
+  EXPECT_NE(out.str().find("ns::detail::"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("  [bench]"), std::string::npos) << out.str();
+  // Not on a terminal: the name as before.
+  std::ostringstream wide;
+  write_call_tree(wide, t, ReportOptions{});
+  EXPECT_NE(wide.str().find(longname), std::string::npos) << wide.str();
 }
 
 TEST(Callgraph, CallersAndCalleesOfRecursion) {

@@ -1,7 +1,11 @@
-// Terminal colours of `kprof diff` and `kprof report`, run on a real
-// pseudo-terminal (forkpty): a changed row's Δ in red or blue, rows within
-// noise dimmed, notices highlighted; nothing on a pipe, with NO_COLOR or
-// TERM=dumb; and the coloured table lines up as the plain one does.
+// `kprof diff` and `kprof report` on a real pseudo-terminal (forkpty):
+// - colours: a changed row's Δ in red or blue, rows within noise dimmed,
+//   notices highlighted; nothing on a pipe, with NO_COLOR or TERM=dumb; and
+//   the coloured table lines up as the plain one does;
+// - the terminal's width: tables fitted (names shortened in the middle,
+//   numbers whole), prose wrapped; a pipe gets the same bytes as before;
+// - the pager: on a terminal only, never with --no-pager, and quitting it
+//   early loses nothing the command writes to files.
 #include <fcntl.h>
 #include <pty.h>
 #include <sys/wait.h>
@@ -11,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,10 +32,13 @@ namespace {
 // Runs `args` (after the kprof binary) on a pseudo-terminal 400 columns wide
 // with the environment changed by `env` ("NAME=value", or "NAME" to unset);
 // returns what the terminal showed, without the carriage returns it adds.
-std::string on_terminal(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+// No pager unless `env` names one (KPROF_PAGER=cat).
+std::string on_terminal(const std::vector<std::string>& args, std::vector<std::string> env,
+                        unsigned short columns = 400) {
+  env.insert(env.begin(), "KPROF_PAGER=cat");
   winsize ws{};
   ws.ws_row = 60;
-  ws.ws_col = 400;
+  ws.ws_col = columns;
   int master = -1;
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
   if (pid < 0) {
@@ -148,6 +156,100 @@ TEST_F(Color, ReportHighlightsItsNotices) {
   const test::CliRun plain =
       test::run_cli(KPROF_BINARY, "report " + test::shell_quote(base_), dir_);
   EXPECT_EQ(without_escapes(out), plain.out);
+}
+
+// Code points of each line (escapes stripped), the widest first.
+size_t widest_line(const std::string& text) {
+  size_t widest = 0;
+  std::string line;
+  std::istringstream in(without_escapes(text));
+  while (std::getline(in, line)) {
+    size_t n = 0;
+    for (unsigned char c : line) n += (c & 0xC0) != 0x80;
+    widest = std::max(widest, n);
+  }
+  return widest;
+}
+
+// Issue 23, item 11.
+class Terminal : public Color {
+ protected:
+  void SetUp() override {
+    const std::string name =
+        "ns::detail::Allocator<std::pair<long, std::basic_string<char>>>::allocate_block("
+        "unsigned long, std::pair<long, std::basic_string<char>> const*)";
+    test::write_text(base_,
+                     "samples  %        image name  symbol name\n"
+                     "2000     20.0000  libbig.so   " +
+                         name +
+                         "\n"
+                         "8000     80.0000  vmlinux     rest\n");
+    test::write_text(next_,
+                     "samples  %        image name  symbol name\n"
+                     "1000     10.0000  libbig.so   " +
+                         name +
+                         "\n"
+                         "9000     90.0000  vmlinux     rest\n");
+  }
+};
+
+TEST_F(Terminal, TablesFitTheWidthAndProseWraps) {
+  const std::string out = on_terminal(diff(), {"TERM=xterm"}, 100);
+  EXPECT_LE(widest_line(out), 100u) << out;
+  // Shortened in the middle: the start and the method stay, the parameters go first.
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex("ns::detail::[^\n ]*…[^\n ]*allocate_block\\(…\\)")))
+      << out;
+  EXPECT_NE(out.find("base %"), std::string::npos) << "short titles on a narrow terminal\n" << out;
+  // The numbers are whole.
+  EXPECT_NE(out.find("-10.0000"), std::string::npos) << out;
+  const std::string report = on_terminal({"report", base_}, {"TERM=xterm"}, 80);
+  EXPECT_LE(widest_line(report), 80u) << report;
+  // A pipe gets what it always got, and so does a terminal wide enough.
+  const test::CliRun piped = test::run_cli(
+      KPROF_BINARY, "diff " + test::shell_quote(base_) + " " + test::shell_quote(next_), dir_);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_GT(widest_line(piped.out), 100u);
+  EXPECT_EQ(piped.out.find("base %"), std::string::npos);
+  EXPECT_EQ(without_escapes(on_terminal(diff(), {"TERM=xterm"}, 400)), piped.out);
+}
+
+TEST_F(Terminal, OutputIsPagedOnATerminalOnly) {
+  const std::string paged =
+      on_terminal({"report", base_}, {"TERM=dumb", "KPROF_PAGER=sed 's/^/paged: /'"}, 120);
+  EXPECT_NE(paged.find("paged: # profile:"), std::string::npos) << paged;
+  const std::string unpaged =
+      on_terminal({"report", base_, "--no-pager"}, {"TERM=dumb", "KPROF_PAGER=sed 's/^/paged: /'"});
+  EXPECT_EQ(unpaged.find("paged:"), std::string::npos) << unpaged;
+  EXPECT_NE(unpaged.find("# profile:"), std::string::npos) << unpaged;
+  const std::string via_pager_var =
+      on_terminal({"info", base_}, {"TERM=dumb", "KPROF_PAGER", "PAGER=sed 's/^/P: /'"});
+  EXPECT_NE(via_pager_var.find("P: "), std::string::npos) << via_pager_var;
+  const test::CliRun piped =
+      test::run_shell("KPROF_PAGER=\"sed 's/^/paged: /'\" " + test::shell_quote(KPROF_BINARY) +
+                          " report " + test::shell_quote(base_),
+                      dir_);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out.find("paged:"), std::string::npos) << piped.out;
+}
+
+TEST_F(Terminal, QuittingThePagerEarlyLosesNothingWritten) {
+  // The pager reads one line and goes; kprof still writes the CSV, exit 0
+  // (on_terminal checks the status).
+  // 3,000 rows more than a pipe holds: kprof writes on after the pager left.
+  std::string big = "samples  %  image name  symbol name\n";
+  for (int i = 0; i < 3000; ++i) {
+    big += "10  0.0333  libbig.so   some_rather_long_function_name_" + std::to_string(i) + "\n";
+  }
+  const std::string big_base = dir_ + "/big_base.txt", big_new = dir_ + "/big_new.txt";
+  test::write_text(big_base, big);
+  test::write_text(big_new, big);
+  const std::string csv = dir_ + "/rows.csv";
+  const std::string out = on_terminal({"diff", big_base, big_new, "--top", "0", "--csv", csv},
+                                      {"TERM=dumb", "KPROF_PAGER=head -n 1"});
+  EXPECT_EQ(out.find("Matched diff"), std::string::npos) << out;
+  const std::string rows = test::read_text(csv);
+  EXPECT_NE(rows.find("some_rather_long_function_name_2999"), std::string::npos);
 }
 
 }  // namespace
