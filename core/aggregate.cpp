@@ -356,9 +356,22 @@ Stacks build_stacks(const AddressCounts& counts, const AddressNames& names) {
     m.samples += c.samples;
     m.period += c.period;
   }
+  // Each leaf's samples over the time slices: the sampled addresses' (every
+  // sample's address is its stack's leaf frame), when they hold every sample.
+  std::vector<std::pair<uint32_t, std::span<const uint32_t>>> leaf_slices;
+  if (counts.slices.samples() == counts.samples && counts.samples > 0) {
+    uint32_t entry = 0;
+    for (const auto& [key, c] : counts.counts) {
+      leaf_slices.emplace_back(b.frame(names(key), key.mode), counts.slices.of(entry++));
+    }
+  }
   Stacks& st = b.stacks();
   st.stacks.reserve(merged.size());
   for (auto& [key, c] : merged) st.stacks.push_back({key.first, key.second, c.samples, c.period});
+  if (!leaf_slices.empty()) {
+    st.leaf_slices.resize(st.frames.size());
+    for (const auto& [frame, slices] : leaf_slices) add_slices(st.leaf_slices[frame], slices);
+  }
   // Heaviest first, as the histogram's rows.
   std::stable_sort(st.stacks.begin(), st.stacks.end(),
                    [](const Stack& a, const Stack& b) { return a.samples > b.samples; });

@@ -271,6 +271,39 @@ constexpr size_t kHistogramColumnCount = std::size(kHistogramColumns);
 constexpr size_t kHistogramRequiredColumns = 8;  // 'slices' came later
 constexpr uint64_t kMaxSlices = 1024;
 
+// One row's (or stack's) samples over the slices, sparse: the count of
+// slices with samples, then for each the gap from the last one and its count.
+void encode_slices(ByteWriter& out, const std::vector<uint32_t>& slices) {
+  out.varint(static_cast<uint64_t>(
+      std::count_if(slices.begin(), slices.end(), [](uint32_t c) { return c > 0; })));
+  size_t next = 0;
+  for (size_t j = 0; j < slices.size(); ++j) {
+    if (slices[j] == 0) continue;
+    out.varint(j - next);
+    out.varint(slices[j]);
+    next = j + 1;
+  }
+}
+
+// encode_slices' entry: `samples` over `count` slices, which must add up.
+std::vector<uint32_t> decode_slices(ByteReader& c, uint64_t count, uint64_t samples) {
+  std::vector<uint32_t> out(count, 0);
+  const uint64_t m = c.varint();
+  if (m > count) c.fail("a row with samples in more slices than there are");
+  uint64_t next = 0, sum = 0;
+  for (uint64_t i = 0; i < m; ++i) {
+    const uint64_t at = next + c.varint();
+    const uint64_t k = c.varint();
+    if (at >= count || at < next) c.fail("a slice index beyond the slice count");
+    if (k == 0 || k > UINT32_MAX) c.fail("a slice count of 0 or beyond 32 bits");
+    out[at] = static_cast<uint32_t>(k);
+    sum += k;
+    next = at + 1;
+  }
+  if (sum != samples) c.fail("a row's slices do not add up to its samples");
+  return out;
+}
+
 // Slices every row has, or 0 when some row has none or a different count.
 size_t common_slices(const Histogram& h) {
   if (h.rows.empty()) return 0;
@@ -313,17 +346,7 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
     col[6].svarint(static_cast<int64_t>(row->peak_ip - peak_ip));
     peak_ip = row->peak_ip;
     col[7].u8(row->peak_after_irq_enable ? 1 : 0);
-    if (slices > 0) {
-      col[8].varint(static_cast<uint64_t>(
-          std::count_if(row->slices.begin(), row->slices.end(), [](uint32_t c) { return c > 0; })));
-      size_t next = 0;
-      for (size_t j = 0; j < slices; ++j) {
-        if (row->slices[j] == 0) continue;
-        col[8].varint(j - next);
-        col[8].varint(row->slices[j]);
-        next = j + 1;
-      }
-    }
+    if (slices > 0) encode_slices(col[8], row->slices);
   }
   FieldWriter f;
   encode_images(f, h.images);
@@ -334,27 +357,6 @@ std::vector<uint8_t> encode_histogram_columns(const Histogram& h) {
   for (const ByteWriter& c : col) FieldWriter::write_blob(columns, c.bytes());
   return f.take();
 }
-
-namespace {
-// One row's entry of the 'slices' column: its samples in each of `slices`
-// slices, which must add up to its samples.
-void decode_row_slices(ByteReader& c, uint64_t slices, FunctionCount& row) {
-  row.slices.assign(slices, 0);
-  const uint64_t m = c.varint();
-  if (m > slices) c.fail("a row with samples in more slices than there are");
-  uint64_t next = 0, sum = 0;
-  for (uint64_t i = 0; i < m; ++i) {
-    const uint64_t at = next + c.varint();
-    const uint64_t k = c.varint();
-    if (at >= slices || at < next) c.fail("a slice index beyond the slice count");
-    if (k == 0 || k > UINT32_MAX) c.fail("a slice count of 0 or beyond 32 bits");
-    row.slices[at] = static_cast<uint32_t>(k);
-    sum += k;
-    next = at + 1;
-  }
-  if (sum != row.samples) c.fail("a row's slices do not add up to its samples");
-}
-}  // namespace
 
 Histogram decode_histogram_columns(std::span<const uint8_t> data) {
   Histogram h;
@@ -392,7 +394,7 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
     const uint8_t flags = col[7].u8();
     if (flags > 1) col[7].fail("unknown row flags " + std::to_string(flags));
     row.peak_after_irq_enable = flags & 1;
-    if (slices > 0) decode_row_slices(col[8], slices, row);
+    if (slices > 0) row.slices = decode_slices(col[8], slices, row.samples);
   }
   expect_columns_done(col);
   return h;
@@ -400,7 +402,10 @@ Histogram decode_histogram_columns(std::span<const uint8_t> data) {
 
 // Stacks: images and frames as small structs (field counts, so fields can be
 // added); the stack table, which holds nearly all the bytes, as plain varints:
-// process, frame count, frame ids (leaf first), samples, period.
+// process, frame count, frame ids (leaf first), samples, period; then (a later
+// field, absent from older files) the time slices: their count (0: none),
+// and per frame its samples as a leaf in them, sparse as the histogram's
+// column (checked against the stacks: they must add up).
 std::vector<uint8_t> encode_stacks(const Stacks& st) {
   FieldWriter f;
   encode_images(f, st.images);
@@ -429,6 +434,27 @@ std::vector<uint8_t> encode_stacks(const Stacks& st) {
     for (uint32_t id : s.frames) stacks.varint(id);
     stacks.varint(s.samples);
     stacks.varint(s.period);
+  }
+  // Field 5 (later than the rest): each frame's samples as a leaf over the
+  // recording's time slices, as the histogram's 'slices' column; 0: none.
+  ByteWriter& slices = f.field();
+  size_t count = 0;
+  bool consistent = st.leaf_slices.size() == st.frames.size();
+  for (const std::vector<uint32_t>& s : st.leaf_slices) {
+    if (s.empty()) continue;
+    if (count == 0) count = s.size();
+    consistent &= s.size() == count;
+  }
+  if (!consistent) count = 0;
+  slices.varint(count);
+  if (count > 0) {
+    for (const std::vector<uint32_t>& s : st.leaf_slices) {
+      if (s.empty()) {
+        slices.varint(0);  // no leaf: no slice with samples
+      } else {
+        encode_slices(slices, s);
+      }
+    }
   }
   return f.take();
 }
@@ -468,6 +494,22 @@ Stacks decode_stacks(std::span<const uint8_t> data) {
       for (uint32_t& id : s.frames) id = decode_index(f.r, st.frames.size(), "stack names frame");
       s.samples = f.r.varint();
       s.period = f.r.varint();
+    }
+  }
+  if (f.next()) {
+    const uint64_t count = f.r.varint();
+    if (count > kMaxSlices) {
+      f.r.fail(std::to_string(count) + " time slices, more than " + std::to_string(kMaxSlices));
+    }
+    if (count > 0) {
+      // Each frame's slices must add up to its samples as a leaf.
+      std::vector<uint64_t> leaf(st.frames.size());
+      for (const Stack& s : st.stacks) leaf[s.frames.front()] += s.samples;
+      st.leaf_slices.resize(st.frames.size());
+      for (size_t i = 0; i < st.frames.size(); ++i) {
+        st.leaf_slices[i] = decode_slices(f.r, count, leaf[i]);
+        if (leaf[i] == 0) st.leaf_slices[i].clear();
+      }
     }
   }
   return st;

@@ -9,6 +9,11 @@
 
 namespace kprof {
 
+void add_slices(std::vector<uint32_t>& into, std::span<const uint32_t> from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (size_t i = 0; i < from.size(); ++i) into[i] += from[i];
+}
+
 uint64_t Stacks::total_samples() const {
   uint64_t n = 0;
   for (const Stack& s : stacks) n += s.samples;
@@ -19,13 +24,20 @@ Histogram leaf_histogram(const Stacks& st) {
   Histogram h;
   h.images = st.images;
   std::map<Frame, size_t> row_of;  // frames are distinct, but merge if a file repeats one
+  std::vector<uint8_t> sliced(st.leaf_slices.size());  // a leaf frame's slices added once
   for (const Stack& s : st.stacks) {
     if (s.frames.empty() || s.frames.front() >= st.frames.size()) continue;
-    const Frame& f = st.frames[s.frames.front()];
+    const uint32_t leaf = s.frames.front();
+    const Frame& f = st.frames[leaf];
     auto [it, fresh] = row_of.try_emplace(f, h.rows.size());
     if (fresh) h.rows.push_back({f.image, f.function, f.mode, 0, 0});
-    h.rows[it->second].samples += s.samples;
-    h.rows[it->second].period += s.period;
+    FunctionCount& row = h.rows[it->second];
+    row.samples += s.samples;
+    row.period += s.period;
+    if (leaf < sliced.size() && !sliced[leaf]) {
+      sliced[leaf] = 1;
+      add_slices(row.slices, st.leaf_slices[leaf]);
+    }
   }
   std::sort(h.rows.begin(), h.rows.end(), [](const FunctionCount& a, const FunctionCount& b) {
     return std::tie(b.samples, a.image, a.function, a.mode) <

@@ -17,6 +17,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,13 +51,19 @@ struct Stacks {
   std::vector<Frame> frames;
   std::vector<StackProcess> processes;
   std::vector<Stack> stacks;  // any order; each (process, frames) at most once
+  // Per frame, its samples as a leaf in each of the recording's time slices
+  // (core/time_slices.h), the flat table's FunctionCount::slices: empty when
+  // not known (older files, imports of listings), else one entry per frame,
+  // empty for a frame that is no stack's leaf, else as many as every other.
+  std::vector<std::vector<uint32_t>> leaf_slices;
   uint64_t total_samples() const;
   auto operator<=>(const Stacks&) const = default;
 };
 
 // The flat histogram of `stacks`: one row per distinct leaf (image,
 // function, mode), with the images of `stacks`; heaviest first, then by
-// image, function and mode. Stacks whose leaf frame id is out of range are
+// image, function and mode; each row's slices its leaf frames' (none when
+// leaf_slices is empty). Stacks whose leaf frame id is out of range are
 // left out (check decode_stacks's bounds first).
 Histogram leaf_histogram(const Stacks& stacks);
 
@@ -71,7 +78,11 @@ Histogram leaf_histogram(const Stacks& stacks);
 // - a run of consecutive unnamed frames ("[unknown]") becomes its first one.
 // Stacks that become equal are merged (heaviest first, as build order was).
 // Returns the samples of the stacks that were cut. Frames, images and
-// processes are left as they are (some may no longer be used).
+// processes are left as they are (some may no longer be used), and so are
+// leaf_slices (no leaf is cut).
 uint64_t mend_broken_chains(Stacks& stacks);
+
+// `from` added into `into`, which grows to from's size if shorter.
+void add_slices(std::vector<uint32_t>& into, std::span<const uint32_t> from);
 
 }  // namespace kprof

@@ -1,4 +1,5 @@
 #include "core/aggregate.h"
+#include "core/chunk_codecs.h"
 
 #include <gtest/gtest.h>
 
@@ -259,6 +260,51 @@ TEST(Aggregator, HistogramRowsCarryTheirTimeSlices) {
     EXPECT_EQ(row.slices[15], first ? 20u : 12u) << row.function;
     EXPECT_EQ(row.slices[31], first ? 0u : 8u) << row.function;
   }
+}
+
+// Issue 22: a -g profile's flat rows carry their slices too, through its
+// leaf frames, so one -g run a side is judged by its own spread as a flat
+// one is; the same slices as the flat recording's.
+TEST(Aggregator, CallStacksCarryTheirLeavesTimeSlices) {
+  auto kernel = [](uint64_t ip, uint64_t caller) {
+    Sample s{0, ip, 10, 10, 0, Mode::Kernel, 100, {ip, caller}};
+    s.kernel_frames = 2;
+    return s;
+  };
+  AddressAggregator g(/*stacks=*/true), flat;
+  // "first" (two addresses) from three callers, then "second".
+  for (int i = 0; i < 500; ++i) {
+    const Sample s =
+        kernel(0xffffffff81000010ULL + 4 * (i % 2), 0xffffffff81000210ULL + 8 * (i % 3));
+    g.on_sample(s);
+    flat.on_sample(s);
+  }
+  for (int i = 0; i < 500; ++i) {
+    const Sample s = kernel(0xffffffff81000110ULL, 0xffffffff81000210ULL);
+    g.on_sample(s);
+    flat.on_sample(s);
+  }
+  NullUserResolver null;
+  const auto ks = KernelSymbols::parse(
+      "ffffffff81000000 T first\nffffffff81000100 T second\nffffffff81000200 T caller\n", "");
+  const SymbolizedCounts named = symbolize_counts(g.counts(), ks, null);
+  ASSERT_TRUE(named.stacks);
+  EXPECT_EQ(named.stacks->leaf_slices.size(), named.stacks->frames.size());
+  const Histogram& h = named.histogram;
+  ASSERT_EQ(h.rows.size(), 2u);
+  for (const FunctionCount& row : h.rows) {
+    ASSERT_EQ(row.slices.size(), 32u) << row.function;
+    const bool first = row.function == "first";
+    EXPECT_EQ(row.slices[0], first ? 32u : 0u) << row.function;
+    EXPECT_EQ(row.slices[15], first ? 20u : 12u) << row.function;
+    EXPECT_EQ(row.slices[31], first ? 0u : 8u) << row.function;
+  }
+  const Histogram fh = build_histogram(flat.counts(), ks, null);
+  ASSERT_EQ(fh.rows.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(fh.rows[i].slices, h.rows[i].slices);
+  // Through the Stacks chunk and back.
+  const Stacks back = decode_stacks(encode_stacks(*named.stacks));
+  EXPECT_EQ(leaf_histogram(back).rows, h.rows);
 }
 
 TEST(Aggregator, NullResolverKeepsImages) {

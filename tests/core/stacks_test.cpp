@@ -216,6 +216,45 @@ TEST(Stacks, CodecRoundTrip) {
   EXPECT_EQ(decode_stacks(encode_stacks(Stacks{})), Stacks{});
 }
 
+TEST(Stacks, CodecRoundTripsTimeSlicesAndChecksThem) {
+  // Leaves: do_syscall_64 (frame 0) in 3 + 1 samples, leaf (frame 2) in 5;
+  // main (frame 1) is no stack's leaf.
+  Stacks st = sample_stacks();
+  st.leaf_slices = {{1, 0, 2, 1}, {}, {0, 5, 0, 0}};
+  EXPECT_EQ(decode_stacks(encode_stacks(st)), st);
+  const Histogram h = leaf_histogram(st);
+  EXPECT_EQ(h.rows.at(0).function, "leaf");
+  EXPECT_EQ(h.rows.at(0).slices, (std::vector<uint32_t>{0, 5, 0, 0}));
+  EXPECT_EQ(h.rows.at(1).slices, (std::vector<uint32_t>{1, 0, 2, 1}));
+  // Frames whose slices disagree in count: none is written.
+  Stacks partial = st;
+  partial.leaf_slices[2] = {5};
+  Stacks none = st;
+  none.leaf_slices.clear();
+  EXPECT_EQ(decode_stacks(encode_stacks(partial)), none);
+  // Slices that do not add up to the frame's samples as a leaf are damage.
+  Stacks bad = st;
+  bad.leaf_slices[2] = {0, 4, 0, 0};
+  EXPECT_THROW(decode_stacks(encode_stacks(bad)), Error);
+  bad = st;
+  bad.leaf_slices[1] = {0, 1, 0, 0};  // main is no leaf
+  EXPECT_THROW(decode_stacks(encode_stacks(bad)), Error);
+  // Every truncation is an error or a table whose slices add up.
+  const std::vector<uint8_t> bytes = encode_stacks(st);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    try {
+      const Histogram got =
+          leaf_histogram(decode_stacks(std::span<const uint8_t>(bytes.data(), cut)));
+      for (const FunctionCount& row : got.rows) {
+        uint64_t sum = 0;
+        for (uint32_t k : row.slices) sum += k;
+        if (!row.slices.empty()) EXPECT_EQ(sum, row.samples);
+      }
+    } catch (const Error&) {
+    }
+  }
+}
+
 TEST(Stacks, CodecRejectsDamage) {
   Stacks bad = sample_stacks();
   bad.stacks[1].frames[0] = 9;  // no frame 9

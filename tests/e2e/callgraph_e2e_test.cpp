@@ -194,5 +194,27 @@ TEST_F(CallgraphE2E, DiffPutsTheSlowerPathOnItsCaller) {
   EXPECT_GT(callers["kprof_ct_b"].first, callers["kprof_ct_a"].first);
 }
 
+// Issue 22: a -g recording keeps its time slices (per leaf frame), so one
+// run a side is judged by its own spread, as a flat recording is.
+TEST_F(CallgraphE2E, OneRunASideIsJudgedByItsTimeSlices) {
+  const Stacks st = record_stacks({program("kprof_prog_calltree"), "1.5", "1"});
+  ASSERT_FALSE(st.leaf_slices.empty()) << "no time slices in the Stacks chunk";
+  const Histogram h = leaf_histogram(st);
+  EXPECT_GE(h.slice_totals().size(), 16u);
+  const std::string other = dir_.file("other.kprof");
+  const RunResult rec = run({kprof_binary(), "record", "-g", "-F", "999", "-o", other, "--",
+                             program("kprof_prog_calltree"), "1.5", "1"},
+                            dir_.path(), 60);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  const std::string json_path = dir_.file("aa.json");
+  const RunResult r =
+      run({kprof_binary(), "diff", path_, other, "--json", json_path}, dir_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("own spread over its time slices"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(read_text(json_path), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_TRUE(j["profiles"][1]["slice_dispersion"].is_number()) << j["profiles"].dump();
+}
+
 }  // namespace
 }  // namespace kprof::e2e
