@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/parse.h"
+#include "collector/environment.h"
 #include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
 #include "collector/recorder.h"
@@ -35,6 +36,7 @@ struct Args {
   std::vector<std::string> scores;  // NAME=VALUE
   bool freq_given = false;
   bool no_kallsyms_cache = false;
+  std::string kernel_config;  // --kernel-config FILE
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -61,6 +63,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")
       ->check(CLI::PositiveNumber);
   app.add_flag("-g,--call-graph", a.rec.callchains, "record call chains");
+  app.add_option("--kernel-config", a.kernel_config,
+                 "the running kernel's .config, recorded with the machine's other facts (default: "
+                 "/proc/config.gz, else /boot/config-RELEASE)");
   app.add_option("-o,--output", a.output, "profile to write (default kprof.data)");
   app.add_option("--score", a.scores,
                  "work score of this run, NAME=VALUE (higher is better); repeatable");
@@ -212,6 +217,11 @@ int cmd_record(int argc, char** argv) {
   a.rec.progress = ::isatty(STDERR_FILENO) != 0;
   if (!a.no_kallsyms_cache) a.rec.kallsyms_cache = collector::KallsymsCache::default_dir();
 
+  // What differs besides the kernel's code (collector/environment.h).
+  a.rec.environment = collector::read_environment({.kernel_config = a.kernel_config});
+  if (std::string n = collector::config_notice(*a.rec.environment); !n.empty()) {
+    std::fprintf(stderr, "kprof: %s\n", n.c_str());
+  }
   collector::Recorder rec(a.rec);  // events open, workload ready: now the file
   move_aside(a.output);
   ProfileWriter writer = ProfileWriter::create(a.output);

@@ -315,6 +315,10 @@ Summary Recorder::run(ProfileWriter& w) {
     m.start();
     std::vector<uint8_t> meta = encode_run_info(m.run);
     w.write_chunk(ChunkType::Meta, meta);
+    if (m.opt.environment) {
+      w.write_chunk(ChunkType::Environment, encode_environment(*m.opt.environment), true,
+                    kZstdSmall);
+    }
     // The whole snapshot only when this boot's cache does not hold it (so a
     // file cut short still names its kernel samples); else the lines the
     // samples need are written when recording ends (kallsyms_in_file()).

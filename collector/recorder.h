@@ -32,9 +32,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/environment.h"
 #include "core/model.h"
 #include "core/profile_writer.h"
 
@@ -57,6 +59,9 @@ struct RecordOptions {
   // /proc/kallsyms every time.
   std::string kallsyms_cache;
   bool progress = false;  // live "N samples" line on stderr (set when stderr is a tty)
+  // The machine's fingerprint (collector/environment.h), written right after
+  // the Meta chunk; none when absent.
+  std::optional<Environment> environment;
 };
 
 class Recorder {

@@ -29,6 +29,8 @@ const char* chunk_type_name(uint16_t type) {
       return "stacks";
     case ChunkType::PerfRecords:
       return "perf-records";
+    case ChunkType::Environment:
+      return "environment";
   }
   return "unknown";
 }

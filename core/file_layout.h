@@ -59,6 +59,7 @@ enum class ChunkType : uint16_t {
   Stacks = 8,             // Stacks (symbolized call stacks; -g profiles, in place of Histogram)
   PerfRecords = 9,        // perf records as the kernel wrote them (perfabi/spool.h)
   HistogramColumns = 10,  // Histogram in column layout (what kprof writes; 6 in older files)
+  Environment = 11,       // Environment (core/environment.h): the machine and kernel config
 };
 const char* chunk_type_name(uint16_t type);
 

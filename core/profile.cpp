@@ -7,6 +7,7 @@
 
 #include "core/aggregate.h"
 #include "core/chunk_codecs.h"
+#include "core/environment.h"
 #include "core/error.h"
 #include "core/file_layout.h"
 #include "core/records_chunk.h"
@@ -90,6 +91,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::Histogram:
       case ChunkType::HistogramColumns:
       case ChunkType::Stacks:
+      case ChunkType::Environment:
         return true;
       default:
         return false;
@@ -120,6 +122,9 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
       case ChunkType::HistogramColumns:
         p.histogram = decode_histogram_columns(c.payload);
+        break;
+      case ChunkType::Environment:
+        p.environment = decode_environment(c.payload);
         break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);

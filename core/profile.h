@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "core/environment.h"
 #include "core/model.h"
 #include "core/profile_reader.h"
 #include "core/stacks.h"
@@ -45,8 +46,9 @@ struct Profile {
   std::optional<Summary> summary;
   std::string kallsyms;  // snapshot text
   std::string modules;
-  std::optional<Histogram> histogram;  // absent when cut short, and for -g (see stacks)
-  std::optional<Stacks> stacks;        // -g profiles; absent when cut short or without -g
+  std::optional<Histogram> histogram;      // absent when cut short, and for -g (see stacks)
+  std::optional<Stacks> stacks;            // -g profiles; absent when cut short or without -g
+  std::optional<Environment> environment;  // absent: not recorded (older files, imports)
   ReadStatus status;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram

@@ -477,6 +477,9 @@ DiffResult diff_profiles(const DiffInput& in) {
   const Scores scores = resolve_scores(in.sides, out.warnings);
   out.has_work = !scores.value.empty();
   out.share_title = share_title(in.sides[0].runs[0].run.event);
+  std::vector<std::optional<Environment>> environments;
+  for (const DiffSide& side : in.sides) environments.push_back(side.runs[0].environment);
+  out.environment = diff_environments(environments);
 
   // Run summary.
   const double base_score = out.has_work ? mean_of(scores.value[0]) : 0;
@@ -577,6 +580,7 @@ DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const D
   run.source = path;
   run.run = std::move(profile.run);
   run.summary = std::move(profile.summary);
+  run.environment = std::move(profile.environment);
   if (view.children || !view.callers.empty()) {
     if (!hist.stacks) {
       throw Error(path + " has no call chains for --" +

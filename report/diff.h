@@ -34,9 +34,11 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.h"
 #include "core/model.h"
 #include "core/profile.h"
 #include "core/stacks.h"
+#include "report/environment_diff.h"
 #include "stats/change.h"
 #include "stats/dispersion.h"
 #include "stats/power.h"
@@ -59,8 +61,9 @@ struct DiffRun {
   RunInfo run;
   std::optional<Summary> summary;
   Histogram histogram;
-  std::optional<Stacks> stacks;  // -g profiles: their call stacks (for the folded diff)
-  std::optional<double> score;   // --score override; else taken from run.scores
+  std::optional<Stacks> stacks;            // -g profiles: their call stacks (for the folded diff)
+  std::optional<Environment> environment;  // the machine's fingerprint, when recorded
+  std::optional<double> score;             // --score override; else taken from run.scores
   // What shares are of: unset, the histogram's rows summed; with --children
   // the rows are inclusive and overlap, so the stacks' own totals are given.
   std::optional<uint64_t> total_samples, total_period;
@@ -223,9 +226,10 @@ struct DiffResult {
   // binomial in its comparison, measured over the runs' time slices (the
   // rows' moderated level, stats/dispersion.h); 0 when no run has slices.
   std::vector<double> slice_dispersion;
-  std::string share_title;    // "Cycles%" / "Samples%"
-  bool has_work = false;      // every run has a score: events per work shown
-  std::vector<DiffRow> rows;  // every row, by max |delta| then share
+  std::string share_title;      // "Cycles%" / "Samples%"
+  bool has_work = false;        // every run has a score: events per work shown
+  std::vector<DiffRow> rows;    // every row, by max |delta| then share
+  EnvironmentDiff environment;  // what differs besides the workload (first run of each side)
 };
 
 // The labels diff_profiles() will use: each side's label, else its first

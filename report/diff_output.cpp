@@ -445,6 +445,8 @@ void write_diff_text(std::ostream& out, const DiffResult& r) {
     out << styled("warning:", Style::Notice, r.options.color) << " " << w << "\n";
   }
   out << "\n";
+  write_environment_diff(out, r.environment, r.labels);
+  out << "\n";
   write_summary(out, r);
   out << "\n";
   write_side_by_side(out, r);

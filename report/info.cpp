@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/file_layout.h"
@@ -107,6 +108,20 @@ void add_histogram(TextTable& t, const ProfileHistogram& hist) {
   t.add_row({"functions:", std::to_string(functions.size())});
 }
 
+// The machine's fingerprint (core/environment.h), a fact a row.
+void add_environment(TextTable& t, const std::optional<Environment>& env) {
+  if (!env) {
+    t.add_row({"environment:", "not recorded (a file from an older kprof, or an import)"});
+    return;
+  }
+  t.add_row({"kernel config:", env->config.empty() ? env->config_source
+                                                   : std::to_string(env->config.size()) +
+                                                         " options, from " + env->config_source});
+  for (const EnvFact& f : env->facts) {
+    t.add_row({f.key + ":", f.available ? f.value : "not available (" + f.source + ")"});
+  }
+}
+
 }  // namespace
 
 std::string chunk_counts(const ReadStatus& status) {
@@ -151,6 +166,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   t.add_row({"kallsyms:", kallsyms});
   t.add_row({"modules:", format_count(count_lines(p.modules)) + " lines"});
   add_histogram(t, hist);
+  add_environment(t, p.environment);
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});
   }

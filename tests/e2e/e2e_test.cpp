@@ -310,5 +310,32 @@ TEST_F(E2E, CtrlCToTheGroupFinishesTheFile) {
   EXPECT_GT(p.histogram->total_samples(), 0u);
 }
 
+// Issue 24: every recording keeps the machine's fingerprint; kprof info
+// prints it, and a diff of two recordings of this boot says "same environment".
+TEST_F(E2E, RecordingKeepsTheEnvironmentAndInfoPrintsIt) {
+  const Profile p = record({program("kprof_prog_hotcold"), "0.3"});
+  ASSERT_TRUE(p.environment.has_value()) << "no Environment chunk";
+  const EnvFact* clock = p.environment->find("clocksource");
+  ASSERT_NE(clock, nullptr);
+  EXPECT_TRUE(clock->available) << clock->source;
+  const RunResult info = run({kprof_binary(), "info", profile_}, dir_.path(), 60);
+  ASSERT_EQ(info.exit_code, 0) << info.describe();
+  EXPECT_NE(info.out.find("clocksource:"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("cpu.vulnerabilities."), std::string::npos) << info.out;
+  if (::access("/proc/config.gz", R_OK) == 0) {
+    EXPECT_NE(info.out.find("options, from /proc/config.gz"), std::string::npos) << info.out;
+  }
+  const std::string other = dir_.file("other.kprof");
+  RunResult again = run({kprof_binary(), "record", "-F", kFreq, "-o", other, "--",
+                         program("kprof_prog_hotcold"), "0.3"},
+                        dir_.path(), 60);
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  const RunResult diff = run({kprof_binary(), "diff", profile_, other}, dir_.path(), 60);
+  ASSERT_EQ(diff.exit_code, 0) << diff.describe();
+  EXPECT_NE(diff.out.find("What differs besides the workload: nothing: same environment"),
+            std::string::npos)
+      << diff.out;
+}
+
 }  // namespace
 }  // namespace kprof::e2e

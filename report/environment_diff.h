@@ -1,0 +1,56 @@
+// What differs besides the workload (issue 24): the sides' environment
+// fingerprints (core/environment.h) compared fact by fact, and their kernel
+// configurations option by option, the ones known to move costs first, each
+// with a line saying what it costs. Pure functions; the diff calls them
+// (DiffResult::environment) and the text, JSON and page show the result.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/environment.h"
+
+namespace kprof {
+
+struct EnvDifference {
+  std::string key;                  // a fact key, "cpu.vulnerabilities.mds"
+  std::vector<std::string> values;  // per side; "(not available)", "(not recorded)"
+  std::string cost;                 // why it moves costs; "" for the rest
+};
+
+struct ConfigDifference {
+  std::string option;               // without CONFIG_: "PREEMPT_RT"
+  std::vector<std::string> values;  // per side: "y", "m", "-" (not set), "?" (none recorded), "250"
+  std::string cost;                 // what it costs, from the curated table; "" when not in it
+};
+
+struct EnvironmentDiff {
+  size_t sides = 0;
+  std::vector<bool> recorded;            // per side: the profile has an environment
+  bool same = false;                     // every side recorded, and all alike
+  std::vector<EnvDifference> facts;      // the differing facts, cost-moving first
+  size_t same_facts = 0;                 // facts alike on every side
+  std::vector<ConfigDifference> config;  // the differing options, curated first, then by name
+  size_t config_options = 0;             // options compared (the union of the sides')
+  std::vector<bool> config_recorded;     // per side: a configuration was recorded
+};
+
+// The curated cost of a configuration option, or "" when it is not known to
+// move costs ("PREEMPT_RT": "every spinlock a sleeping rt_mutex, ...").
+// `rank` (when not null): its place in the table, lower first.
+std::string config_option_cost(const std::string& option, size_t* rank = nullptr);
+
+// Compares the first run's environment of each side (nullopt: not recorded).
+EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>& sides);
+
+// "What differs besides the workload" and "Kernel configuration: N of M
+// options differ", with `labels` as column heads: the curated options all,
+// the rest as a count unless `all_options`. One line when the environments
+// are alike, one when none was recorded.
+void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
+                            const std::vector<std::string>& labels, bool all_options = false);
+
+}  // namespace kprof
