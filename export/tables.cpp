@@ -234,6 +234,25 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
                     {"sides", std::move(cells)}});
   }
   j["rows"] = std::move(rows);
+  // What differs besides the workload (report/environment_diff.h): every
+  // differing fact and option, the curated cost where known.
+  const EnvironmentDiff& e = r.environment;
+  json env = {{"recorded", e.recorded},
+              {"same", e.same},
+              {"same_facts", e.same_facts},
+              {"config_recorded", e.config_recorded},
+              {"config_options", e.config_options}};
+  json facts = json::array();
+  for (const EnvDifference& f : e.facts) {
+    facts.push_back({{"key", f.key}, {"values", f.values}, {"cost", f.cost}});
+  }
+  env["facts"] = std::move(facts);
+  json options = json::array();
+  for (const ConfigDifference& c : e.config) {
+    options.push_back({{"option", c.option}, {"values", c.values}, {"cost", c.cost}});
+  }
+  env["config"] = std::move(options);
+  j["environment"] = std::move(env);
   out << j.dump(2) << "\n";
 }
 

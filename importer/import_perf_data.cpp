@@ -124,6 +124,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   Profile p;
   p.path = name;
   p.run = perf_run_info(h, h.events[chosen]);
+  p.environment = perf_environment(h);
   std::optional<ImportWriter> out;
   if (writer) {
     out.emplace(*writer);

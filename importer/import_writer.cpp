@@ -3,6 +3,7 @@
 
 #include "core/bytes.h"
 #include "core/chunk_codecs.h"
+#include "core/environment.h"
 #include "core/file_layout.h"
 #include "symbolizer/profile_symbols.h"
 
@@ -29,6 +30,7 @@ void ImportWriter::finish(const Profile& p) {
   out_.write_chunk(ChunkType::Kallsyms, bytes_of(p.kallsyms));
   out_.write_chunk(ChunkType::Modules, bytes_of(p.modules));
   out_.write_chunk(ChunkType::Summary, encode_summary(p.summary.value_or(Summary{})));
+  if (p.environment) out_.write_chunk(ChunkType::Environment, encode_environment(*p.environment));
   ProfileSymbols stored;
   stored.histogram = p.histogram ? *p.histogram : Histogram{};
   stored.stacks = p.stacks;

@@ -119,4 +119,20 @@ std::string other_events_notice(const PerfDataHeader& h, size_t chosen, uint64_t
          others + "; pick one with --event NAME";
 }
 
+Environment perf_environment(const PerfDataHeader& h) {
+  Environment env;
+  auto fact = [&](const char* key, const std::string& value) {
+    if (value.empty()) {
+      env.facts.push_back({key, "", "not in this perf.data's header", false});
+    } else {
+      env.facts.push_back({key, value, "perf.data header", true});
+    }
+  };
+  fact("cpu.model", h.cpu_desc);
+  fact("cpu.cpuid", h.cpuid);
+  fact("cpu.count", h.nr_cpus_online ? std::to_string(h.nr_cpus_online) : "");
+  env.config_source = "not available (a perf.data holds no kernel configuration)";
+  return env;
+}
+
 }  // namespace kprof::importer

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/environment.h"
 #include "core/model.h"
 #include "importer/perf_data.h"
 
@@ -30,6 +31,12 @@ size_t pick_event(const PerfDataHeader& h, const std::string& wanted, const std:
 // build-id, host, CPU, perf's command line (the workload after "--", -a,
 // -p); notices: "imported from perf.data (perf V)", then the header's own.
 RunInfo perf_run_info(const PerfDataHeader& h, const PerfEvent& event);
+
+// What a perf.data header says of the machine (issue 24): the CPU's
+// description and CPUID, the online CPUs; the rest of the fingerprint is not
+// in it (no kernel configuration, mitigations, clocksource, ...), which
+// the diff reads as unknown, not as a difference.
+Environment perf_environment(const PerfDataHeader& h);
 
 // The BUILD_ID feature by file name, for mappings whose records carry none.
 std::unordered_map<std::string, std::string> build_ids_by_file(const PerfDataHeader& h);

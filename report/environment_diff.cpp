@@ -133,13 +133,18 @@ EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>&
   std::vector<std::pair<size_t, EnvDifference>> facts;
   for (size_t k = 0; k < keys.size(); ++k) {
     EnvDifference diff{keys[k], {}, ""};
-    std::set<std::string> known;  // among the sides that recorded one
+    // Among the values known: "not available" or not recorded says nothing.
+    std::set<std::string> known;
     for (const auto& e : sides) {
       diff.values.push_back(e ? shown_value(e->find(keys[k])) : "(not recorded)");
-      if (e) known.insert(diff.values.back());
+      if (!diff.values.back().starts_with("(not ")) known.insert(diff.values.back());
     }
     if (known.size() <= 1) {
       ++d.same_facts;
+      // Known on one side, not on another (not where no side knows it).
+      d.unknown_facts += !known.empty() &&
+                         std::any_of(diff.values.begin(), diff.values.end(),
+                                     [](const std::string& v) { return v.starts_with("(not "); });
       continue;
     }
     size_t rank = 0;
@@ -180,8 +185,11 @@ EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>&
   std::stable_sort(config.begin(), config.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& c : config) d.config.push_back(std::move(c.second));
-  d.same = std::all_of(d.recorded.begin(), d.recorded.end(), [](bool r) { return r; }) &&
-           d.facts.empty() && d.config.empty();
+  auto all = [](const std::vector<bool>& v) {
+    return std::all_of(v.begin(), v.end(), [](bool b) { return b; });
+  };
+  d.same = all(d.recorded) && all(d.config_recorded) && d.facts.empty() && d.config.empty() &&
+           d.unknown_facts == 0;
   return d;
 }
 
@@ -208,7 +216,8 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
     return;
   }
   out << "What differs besides the workload (" << d.facts.size() << " facts differ, "
-      << d.same_facts << " alike";
+      << d.same_facts - d.unknown_facts << " alike";
+  if (d.unknown_facts > 0) out << ", " << d.unknown_facts << " known on one side only";
   if (recorded < d.sides) {
     out << "; not recorded by";
     for (size_t s = 0; s < d.sides; ++s) {

@@ -29,10 +29,13 @@ struct ConfigDifference {
 
 struct EnvironmentDiff {
   size_t sides = 0;
-  std::vector<bool> recorded;            // per side: the profile has an environment
-  bool same = false;                     // every side recorded, and all alike
-  std::vector<EnvDifference> facts;      // the differing facts, cost-moving first
-  size_t same_facts = 0;                 // facts alike on every side
+  std::vector<bool> recorded;  // per side: the profile has an environment
+  bool same = false;           // every side recorded, and all alike
+  // The facts whose known values differ (a value not available, or a fact a
+  // side did not record, is unknown: no difference), cost-moving first.
+  std::vector<EnvDifference> facts;
+  size_t same_facts = 0;                 // facts alike wherever known
+  size_t unknown_facts = 0;              // of those, the ones some side does not know
   std::vector<ConfigDifference> config;  // the differing options, curated first, then by name
   size_t config_options = 0;             // options compared (the union of the sides')
   std::vector<bool> config_recorded;     // per side: a configuration was recorded

@@ -376,6 +376,36 @@ TEST(DiffExport, JsonCarriesEveryRowRawNamesAndWarnings) {
   EXPECT_TRUE(found);
 }
 
+// Issue 24: what differs besides the workload is in the text (first) and
+// in the JSON, every differing option there.
+TEST(DiffExport, EnvironmentDifferencesInTextAndJson) {
+  DiffRun a = make_run("6.1.0-50-amd64", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("6.1.0-50-rt-amd64", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  Environment ea;
+  ea.facts = {{"clocksource", "tsc", "/sys/x", true}};
+  ea.config = {{"PREEMPT_NONE", "y"}, {"XFS_FS", "m"}};
+  Environment eb = ea;
+  eb.facts[0].value = "hpet";
+  eb.config = {{"PREEMPT_RT", "y"}, {"XFS_FS", "y"}};
+  a.environment = ea;
+  b.environment = eb;
+  DiffInput in{{{"", {a}}, {"", {b}}}, {}, {}};
+  const DiffResult r = diff_profiles(in);
+  const std::string text = text_of(r);
+  EXPECT_LT(text.find("What differs besides the workload"), text.find("Run summary")) << text;
+  EXPECT_NE(text.find("Kernel configuration: 3 of 3 options differ"), std::string::npos) << text;
+  std::ostringstream s;
+  write_diff_json(s, r);
+  const nlohmann::json j = nlohmann::json::parse(s.str());
+  const auto& env = j["environment"];
+  EXPECT_EQ(env["facts"][0]["key"], "clocksource");
+  EXPECT_EQ(env["facts"][0]["values"], nlohmann::json({"tsc", "hpet"}));
+  ASSERT_EQ(env["config"].size(), 3u);
+  EXPECT_EQ(env["config"][0]["option"], "PREEMPT_RT");
+  EXPECT_EQ(env["config"][2]["option"], "XFS_FS") << "every option, the uncurated too";
+  EXPECT_EQ(env["config"][2]["cost"], "");
+}
+
 TEST(DiffExport, CsvIsRfc4180WithAllRows) {
   DiffRun a =
       make_run("a", {{"/usr/bin/app", "std::map<int, int>::find(int const&)", Mode::User, 10},

@@ -368,6 +368,13 @@ TEST_F(ImportE2E, DiffOfKprofAndPerfRecordingsIsNoise) {
         w.get<std::string>().find("different sampling frequencies") != std::string::npos;
   }
   EXPECT_TRUE(rate_warning) << j["warnings"].dump();
+  // Issue 24: the perf.data knows its CPU only; what it does not know is
+  // no difference, and the CPU is the same.
+  const json& env = j["environment"];
+  EXPECT_EQ(env["recorded"], json({true, true}));
+  EXPECT_EQ(env["config_recorded"][1], false) << env.dump();
+  EXPECT_TRUE(env["facts"].empty()) << env["facts"].dump();
+  EXPECT_FALSE(env["same"]) << "not the same: most of it is unknown on the perf.data's side";
   const size_t n = std::min<size_t>(30, j["rows"].size());
   for (size_t i = 0; i < n; ++i) {
     const json& cell = j["rows"][i]["sides"][1];
