@@ -19,7 +19,7 @@ struct Column {
   size_t max_width = 0;  // cells wider than this are cut with "…"; 0 = never cut
   // A shorter title for a table that must fit a narrower line (TextTable::fit),
   // as "base %" for a side's long label; "" for none.
-  std::string short_title = "";
+  std::string short_title;
 };
 
 // A table rendered with two spaces between columns, a title line, and no
