@@ -415,6 +415,7 @@ for l in "${LABELS[@]}"; do
   mv "$out/$l/profile.kprof" "$out/$l.kprof"
   say "$l workload:"; cat "$out/$l/workload.txt" >&2
 done
-"$kprof_static" diff --label generic --label rt "$out/generic.kprof" "$out/rt.kprof" \
+# --no-pager: the demo goes on after the diff (on a terminal kprof would page it).
+"$kprof_static" diff --no-pager --label generic --label rt "$out/generic.kprof" "$out/rt.kprof" \
   --html "$out/diff.html"
 say "the diff as a page (delta chart, sortable table, flame graph): $out/diff.html"
