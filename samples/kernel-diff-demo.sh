@@ -18,7 +18,7 @@
 # Steps: (1) tools (qemu-system-x86, busybox-static, cpio) via apt-get when
 # missing (busybox's insmod loads the modules, so kmod is not needed), the two
 # pinned kernel packages via `apt-get download` into samples/cache/
-# (git-ignored), and from them only vmlinuz and the virtio modules; (2) a
+# (git-ignored), and from them only vmlinuz, the virtio modules and the .config; (2) a
 # statically linked kprof (its own CMake build dir, $KPROF_STATIC_BUILD,
 # default build-static; or $KPROF_STATIC, a ready one) and the static syscalls
 # workload, packed with busybox into an initramfs; (3) each kernel boots in
@@ -133,9 +133,9 @@ readonly NET_ERRORS='Could not (connect|resolve)|Unable to connect|Temporary fai
 # signed one is the same kernel with a Secure Boot signature).
 kernel_pkgs() { echo "linux-image-$KABI-$1-unsigned linux-image-$KABI-$1"; }
 
-# kernel_ready FLAVOR: vmlinuz and the modules of the pinned kernel are in the cache.
+# kernel_ready FLAVOR: vmlinuz, the modules and the .config of the pinned kernel are in the cache.
 kernel_ready() {
-  [[ -f $cache/$KABI-$1/vmlinuz && $(cat "$cache/$KABI-$1/.complete" 2>/dev/null) == "$KPKG_VERSION" ]]
+  [[ -f $cache/$KABI-$1/vmlinuz && -f $cache/$KABI-$1/config && $(cat "$cache/$KABI-$1/.complete" 2>/dev/null) == "$KPKG_VERSION" ]]
 }
 
 # cached_deb FLAVOR: prints the cached .deb of the flavor's pinned kernel, if any.
@@ -243,7 +243,7 @@ download_kernel() {
   die "apt-get download $pkg=$KPKG_VERSION failed: $(first_error "$work/dl.log")$also"
 }
 
-# Fetches the flavor's package into the cache and extracts vmlinuz and the
+# Fetches the flavor's package into the cache and extracts vmlinuz, the .config and the
 # virtio modules to $cache/$KABI-$flavor/ (kept: later runs start there).
 fetch_kernel() {
   local flavor=$1 deb m f
@@ -257,9 +257,12 @@ fetch_kernel() {
   fi
   rm -rf "$dir" && mkdir -p "$dir/modules"
   dpkg-deb --fsys-tarfile "$deb" >"$work/kernel.tar"
-  tar -xf "$work/kernel.tar" -C "$work" --wildcards './boot/vmlinuz-*' \
+  tar -xf "$work/kernel.tar" -C "$work" --wildcards './boot/vmlinuz-*' './boot/config-*' \
     "./lib/modules/$KABI-$flavor/modules.builtin"
   mv "$work/boot/vmlinuz-$KABI-$flavor" "$dir/vmlinuz"
+  # Its .config: the guest's kprof record finds it at /boot/config-RELEASE
+  # (Debian's kernels have no /proc/config.gz), so the diff names the options.
+  mv "$work/boot/config-$KABI-$flavor" "$dir/config"
   for m in "${MODULES[@]}"; do
     f=$(tar -tf "$work/kernel.tar" | grep -E "/$m\.ko(\.xz|\.zst)?$" | head -1 || true)
     if [[ -n $f ]]; then
@@ -338,12 +341,13 @@ EOF
 build_initramfs() {
   local flavor=$1 dest=$2 mode=$3 a
   local r=$work/root-$flavor
-  rm -rf "$r" && mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,modules}
+  rm -rf "$r" && mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,modules,boot}
   cp "$(command -v busybox)" "$r/bin/busybox"
   for a in $("$r/bin/busybox" --list); do
     [[ $a == busybox ]] || ln -sf busybox "$r/bin/$a"
   done
   cp "$cache/$KABI-$flavor/modules/"* "$r/modules/" 2>/dev/null || true
+  cp "$cache/$KABI-$flavor/config" "$r/boot/config-$KABI-$flavor"
   write_init "$r/init"
   sed -i "s|@MODE@|$mode|; s|@SECONDS@|$seconds|; s|@MODULES@|${MODULES[*]}|" "$r/init"
   chmod +x "$r/init"
