@@ -269,7 +269,7 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
   if (shown > 0) t.write(out);
   if (shown < d.config.size()) {
     out << "… and " << d.config.size() - shown
-        << " more options differ (every one in --csv/--json and on the --html page)\n";
+        << " more options differ (every one in --json)\n";
   }
 }
 
