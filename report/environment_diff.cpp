@@ -268,8 +268,7 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
   }
   if (shown > 0) t.write(out);
   if (shown < d.config.size()) {
-    out << "… and " << d.config.size() - shown
-        << " more options differ (every one in --json)\n";
+    out << "… and " << d.config.size() - shown << " more options differ (every one in --json)\n";
   }
 }
 
