@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "export/environment_json.h"
 #include "export/json_number.h"
 #include "export/page_assets.h"
 #include "report/callgraph.h"
@@ -227,6 +228,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
                {"warnings", r.warnings},
                {"summary", {{"speedup_source", r.speedup_source}, {"rows", summary_rows}}},
                {"has_work", r.has_work},
+               {"environment", environment_json(r.environment)},
                {"rows", std::move(rows)}};
   data["flame"] = flame_json(flame, str);
   data["strings"] = str.take();

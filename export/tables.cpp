@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/csv.h"
+#include "export/environment_json.h"
 #include "export/json_number.h"
 #include "report/table.h"
 
@@ -234,25 +235,8 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
                     {"sides", std::move(cells)}});
   }
   j["rows"] = std::move(rows);
-  // What differs besides the workload (report/environment_diff.h): every
-  // differing fact and option, the curated cost where known.
-  const EnvironmentDiff& e = r.environment;
-  json env = {{"recorded", e.recorded},
-              {"same", e.same},
-              {"same_facts", e.same_facts},
-              {"config_recorded", e.config_recorded},
-              {"config_options", e.config_options}};
-  json facts = json::array();
-  for (const EnvDifference& f : e.facts) {
-    facts.push_back({{"key", f.key}, {"values", f.values}, {"cost", f.cost}});
-  }
-  env["facts"] = std::move(facts);
-  json options = json::array();
-  for (const ConfigDifference& c : e.config) {
-    options.push_back({{"option", c.option}, {"values", c.values}, {"cost", c.cost}});
-  }
-  env["config"] = std::move(options);
-  j["environment"] = std::move(env);
+  // What differs besides the workload: every differing fact and option.
+  j["environment"] = environment_json(r.environment);
   out << j.dump(2) << "\n";
 }
 

@@ -268,7 +268,8 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
   }
   if (shown > 0) t.write(out);
   if (shown < d.config.size()) {
-    out << "… and " << d.config.size() - shown << " more options differ (every one in --json)\n";
+    out << "… and " << d.config.size() - shown
+        << " more options differ (every one in --json and on the --html page)\n";
   }
 }
 

@@ -55,6 +55,52 @@
     s.append(box);
   }
 
+  // ---------------------------------------------------------------- environment (diff)
+
+  // What differs besides the workload: the facts that differ and every
+  // kernel option that differs (the text diff shows the curated ones only).
+  if (DIFF && D.environment) {
+    const E = D.environment;
+    const s = section('sec-env', 'What differs besides the workload', 'environment');
+    const recorded = (E.recorded || []).filter(Boolean).length;
+    const note = (text) => s.append(el('p', {className: 'note'}, text));
+    const table = (id, first, rows, lastTitle) => {
+      const head = el('tr', null, el('th', null, first));
+      for (let k = 0; k < SIDES.length; ++k) head.append(el('th', null, label(k)));
+      head.append(el('th', null, lastTitle));
+      const body = el('tbody');
+      for (const r of rows) {
+        const tr = el('tr', null, td(r[0], 'name'));
+        for (const v of r[1]) tr.append(td(v));
+        tr.append(td(r[2] || ''));
+        body.append(tr);
+      }
+      s.append(el('div', {className: 'table-wrap'},
+        el('table', {id, className: 'data'}, el('thead', null, head), body)));
+    };
+    if (recorded < 2) {
+      note('Not known: ' + (recorded ? 'only one profile' : 'no profile') +
+        ' recorded its environment (kprof record keeps it; older files and imports lack it).');
+    } else if (E.same) {
+      note('Nothing: same environment (' + count(E.same_facts) + ' facts and ' +
+        count(E.config_options) + ' kernel options alike).');
+    } else {
+      const facts = E.facts || [], config = E.config || [];
+      note(count(facts.length) + ' facts differ, ' + count(E.same_facts - (E.unknown_facts || 0)) +
+        ' alike' + (E.unknown_facts ? ', ' + count(E.unknown_facts) + ' known on one side only' : '') + '.');
+      if (facts.length) table('env-facts', 'fact', facts.map((f) => [f.key, f.values, f.cost]), 'what it moves');
+      const withConfig = (E.config_recorded || []).filter(Boolean).length;
+      if (withConfig < 2) {
+        note('Kernel configuration: not compared (' + withConfig + ' of ' + SIDES.length + ' profiles recorded one).');
+      } else {
+        const curated = config.filter((c) => c.cost).length;
+        note('Kernel configuration: ' + count(config.length) + ' of ' + count(E.config_options) +
+          ' options differ (' + curated + ' known to move costs, first); y: built in, m: module, -: not set, ?: not recorded.');
+        if (config.length) table('env-config', 'option', config.map((c) => [c.option, c.values, c.cost]), 'what it costs');
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- run summary (diff)
 
   if (DIFF && D.summary && D.summary.rows && D.summary.rows.length) {

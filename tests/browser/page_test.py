@@ -302,6 +302,10 @@ class PageTest(unittest.TestCase):
 
     def test_c_same_workload_paints_nothing(self):
         self.data = self.open("c")
+        # Issue 24: two recordings of this boot: the same environment, said once.
+        env = self.browser.evaluate("document.querySelector('#sec-env').textContent")
+        self.assertIn("Nothing: same environment", env)
+        self.assertEqual(self.browser.evaluate("document.querySelectorAll('#env-facts').length"), 0)
         # Issue 23, item 15: one kernel on both sides: labelled and titled by file.
         title = self.browser.evaluate("document.title")
         self.assertRegex(title, r"^kprof diff: aa1-\d\.kprof vs aa2-\d\.kprof$")

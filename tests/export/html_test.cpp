@@ -75,6 +75,27 @@ std::string diff_page(const DiffInput& in, DiffResult* result_out = nullptr) {
   return out.str();
 }
 
+// Issue 24: the page gets what differs besides the workload, every option.
+TEST(HtmlPage, IslandHoldsTheEnvironmentDifferences) {
+  DiffInput in = two_kernels();
+  Environment a;
+  a.facts = {{"clocksource", "tsc", "/sys/x", true}};
+  a.config = {{"PREEMPT_VOLUNTARY", "y"}, {"XFS_FS", "m"}};
+  Environment b = a;
+  b.facts[0].value = "hpet";
+  b.config = {{"PREEMPT_RT", "y"}, {"XFS_FS", "y"}};
+  in.sides[0].runs[0].environment = a;
+  in.sides[1].runs[0].environment = b;
+  const json j = island(diff_page(in));
+  const json& env = j["environment"];
+  EXPECT_EQ(env["facts"][0]["key"], "clocksource");
+  EXPECT_EQ(env["facts"][0]["values"], json({"tsc", "hpet"}));
+  ASSERT_EQ(env["config"].size(), 3u) << "every differing option";
+  EXPECT_EQ(env["config"][0]["option"], "PREEMPT_RT");
+  EXPECT_EQ(env["config"][2]["option"], "XFS_FS");
+  EXPECT_FALSE(env["same"]);
+}
+
 TEST(HtmlPage, IslandHoldsEveryRowWithTheDiffsVerdicts) {
   DiffResult r;
   const DiffInput in = two_kernels();
