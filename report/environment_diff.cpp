@@ -1,6 +1,7 @@
 #include "report/environment_diff.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string_view>
@@ -96,6 +97,22 @@ std::string fact_cost(const std::string& key, size_t* rank) {
   return "";
 }
 
+// Sizes that move by a little between boots of one machine (memory.total:
+// the kernel's own reservations): within 1% they are alike.
+bool close_sizes(const std::set<std::string>& known) {
+  double lo = 0, hi = 0;
+  bool first = true;
+  for (const std::string& v : known) {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() || x <= 0) return false;
+    lo = first ? x : std::min(lo, x);
+    hi = first ? x : std::max(hi, x);
+    first = false;
+  }
+  return !first && hi <= lo * 1.01;
+}
+
 std::string shown_value(const EnvFact* f) {
   if (f == nullptr) return "(not recorded)";
   return f->available ? f->value : "(not available)";
@@ -139,7 +156,7 @@ EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>&
       diff.values.push_back(e ? shown_value(e->find(keys[k])) : "(not recorded)");
       if (!diff.values.back().starts_with("(not ")) known.insert(diff.values.back());
     }
-    if (known.size() <= 1) {
+    if (known.size() <= 1 || (keys[k] == "memory.total" && close_sizes(known))) {
       ++d.same_facts;
       // Known on one side, not on another (not where no side knows it).
       d.unknown_facts += !known.empty() &&

@@ -88,6 +88,17 @@ TEST(EnvironmentDiff, CostMovingFactsAndOptionsFirstWithCounts) {
   EXPECT_NE(all.str().find("XFS_FS"), std::string::npos);
 }
 
+TEST(EnvironmentDiff, MemorySizesWithinOnePercentAreAlike) {
+  Environment a = generic(), b = generic(), c = generic();
+  a.facts.push_back({"memory.total", "983492 kB", "/proc/meminfo", true});
+  b.facts.push_back({"memory.total", "983520 kB", "/proc/meminfo", true});
+  c.facts.push_back({"memory.total", "2097152 kB", "/proc/meminfo", true});
+  EXPECT_TRUE(diff_environments({a, b}).same);
+  const EnvironmentDiff d = diff_environments({a, c});
+  ASSERT_EQ(d.facts.size(), 1u);
+  EXPECT_EQ(d.facts[0].key, "memory.total");
+}
+
 TEST(EnvironmentDiff, AlikeIsOneLineAndMissingIsSaid) {
   const EnvironmentDiff same = diff_environments({generic(), generic()});
   EXPECT_TRUE(same.same);
