@@ -149,10 +149,13 @@ std::string gunzip_file(const std::string& path, size_t max) {
 
 void read_config(Reader& r, const EnvironmentOptions& o, const std::string& release) {
   std::vector<std::string> tried;
+  // A --kernel-config file that did not do is said beside what was recorded instead.
+  const bool asked = !o.kernel_config.empty();
   auto try_text = [&](const std::string& shown, const std::string& text) {
     try {
       r.env.config = parse_kernel_config(text);
       r.env.config_source = shown;
+      if (asked && shown != o.kernel_config) r.env.config_source += " (not " + tried.front() + ")";
       return true;
     } catch (const Error& e) {
       tried.push_back(shown + ": " + e.what());
@@ -181,16 +184,7 @@ void read_config(Reader& r, const EnvironmentOptions& o, const std::string& rele
     }
     return try_text(shown, text);
   };
-  if (!o.kernel_config.empty() && try_plain(o.kernel_config, o.kernel_config)) return;
-  // The file asked for did not do: said beside what was recorded instead.
-  struct SayWhy {
-    Reader& r;
-    const std::vector<std::string>& tried;
-    bool asked;
-    ~SayWhy() {
-      if (asked && !r.env.config.empty()) r.env.config_source += " (not " + tried.front() + ")";
-    }
-  } say{r, tried, !o.kernel_config.empty()};
+  if (asked && try_plain(o.kernel_config, o.kernel_config)) return;
   const std::string proc = r.root() + "/proc/config.gz";
   if (::access(proc.c_str(), R_OK) == 0) {
     try {

@@ -133,7 +133,6 @@ std::string config_option_cost(const std::string& option, size_t* rank) {
 
 EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>& sides) {
   EnvironmentDiff d;
-  d.sides = sides.size();
   for (const auto& e : sides) {
     d.recorded.push_back(e.has_value());
     d.config_recorded.push_back(e && !e->config.empty());
@@ -235,9 +234,10 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
   out << "What differs besides the workload (" << d.facts.size() << " facts differ, "
       << d.same_facts - d.unknown_facts << " alike";
   if (d.unknown_facts > 0) out << ", " << d.unknown_facts << " known on one side only";
-  if (recorded < d.sides) {
+  const size_t sides = d.recorded.size();
+  if (recorded < sides) {
     out << "; not recorded by";
-    for (size_t s = 0; s < d.sides; ++s) {
+    for (size_t s = 0; s < sides; ++s) {
       if (!d.recorded[s]) out << " " << labels[s];
     }
   }
@@ -259,7 +259,7 @@ void write_environment_diff(std::ostream& out, const EnvironmentDiff& d,
       static_cast<size_t>(std::count(d.config_recorded.begin(), d.config_recorded.end(), true));
   out << "\n";
   if (with_config < 2) {
-    out << "Kernel configuration: not compared (" << with_config << " of " << d.sides
+    out << "Kernel configuration: not compared (" << with_config << " of " << d.recorded.size()
         << " profiles recorded one)\n";
     return;
   }

@@ -28,7 +28,6 @@ struct ConfigDifference {
 };
 
 struct EnvironmentDiff {
-  size_t sides = 0;
   std::vector<bool> recorded;  // per side: the profile has an environment
   bool same = false;           // every side recorded, and all alike
   // The facts whose known values differ (a value not available, or a fact a

@@ -23,15 +23,23 @@ size_t prefix_bytes(std::string_view s, size_t n) {
   return i;
 }
 
+// Where a terminal escape sequence (ESC [ ... final byte) that starts at
+// `i` ends: the index of its final byte; `i` itself when none starts there.
+size_t escape_end(std::string_view s, size_t i) {
+  if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return i;
+  i += 2;
+  while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7e)) ++i;
+  return i;
+}
+
 }  // namespace
 
 size_t display_width(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    // A terminal escape sequence (ESC [ ... final byte) takes no room.
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-      i += 2;
-      while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7e)) ++i;
+    // A terminal escape sequence takes no room.
+    if (const size_t end = escape_end(s, i); end != i) {
+      i = end;
       continue;
     }
     if (i == 0 || !is_continuation(static_cast<unsigned char>(s[i]))) ++n;
@@ -72,9 +80,8 @@ std::string wrap_line(std::string_view line, size_t width) {
   // The line as shown (no colour escapes), to read its layout from.
   std::string plain;
   for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
-      i += 2;
-      while (i < line.size() && !(line[i] >= 0x40 && line[i] <= 0x7e)) ++i;
+    if (const size_t end = escape_end(line, i); end != i) {
+      i = end;
       continue;
     }
     plain += line[i];
@@ -103,9 +110,8 @@ std::string wrap_line(std::string_view line, size_t width) {
     // The last blank at which the piece still fits; escapes take no room.
     size_t col = 0, cut = 0, i = 0;
     for (; i < rest.size(); ++i) {
-      if (rest[i] == '\x1b' && i + 1 < rest.size() && rest[i + 1] == '[') {
-        i += 2;
-        while (i < rest.size() && !(rest[i] >= 0x40 && rest[i] <= 0x7e)) ++i;
+      if (const size_t end = escape_end(rest, i); end != i) {
+        i = end;
         continue;
       }
       if (is_continuation(static_cast<unsigned char>(rest[i]))) continue;

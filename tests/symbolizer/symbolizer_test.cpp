@@ -312,13 +312,25 @@ TEST(ElfResolver, NonElfAndTruncatedFilesWarnWithoutThrowing) {
   }
 }
 
-TEST(ElfResolver, BuildIdMismatchGivesEmptyNamesAndWarning) {
-  DlHandle lib(SYM_FIXTURE_LIB);
-  ASSERT_NE(lib.h, nullptr) << dlerror();
-  void* add = dlsym(lib.h, "kprof_fixture_add");
-  ASSERT_NE(add, nullptr);
-  auto m = mapping_of(add);
-  ASSERT_TRUE(m);
+// The fixture library loaded, with kprof_fixture_add and its mapping.
+class FixtureAdd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(lib_.h, nullptr) << dlerror();
+    add_ = dlsym(lib_.h, "kprof_fixture_add");
+    ASSERT_NE(add_, nullptr);
+    auto m = mapping_of(add_);
+    ASSERT_TRUE(m);
+    map_ = *m;
+  }
+  DlHandle lib_{SYM_FIXTURE_LIB};
+  void* add_ = nullptr;
+  Mmap map_;
+};
+
+TEST_F(FixtureAdd, BuildIdMismatchGivesEmptyNamesAndWarning) {
+  Mmap* m = &map_;
+  void* add = add_;
   m->build_id = "0123456789abcdef0123456789abcdef01234567";
   ElfResolver r;
   std::string build_id;
@@ -332,13 +344,9 @@ TEST(ElfResolver, BuildIdMismatchGivesEmptyNamesAndWarning) {
 
 // Issue 23, item 7: a program rebuilt (or removed) since `perf record` is
 // read from perf's build-id cache, as perf report does.
-TEST(ElfResolver, RebuiltFileIsReadFromPerfsBuildIdCache) {
-  DlHandle lib(SYM_FIXTURE_LIB);
-  ASSERT_NE(lib.h, nullptr) << dlerror();
-  void* add = dlsym(lib.h, "kprof_fixture_add");
-  ASSERT_NE(add, nullptr);
-  auto m = mapping_of(add);
-  ASSERT_TRUE(m);
+TEST_F(FixtureAdd, RebuiltFileIsReadFromPerfsBuildIdCache) {
+  const Mmap* m = &map_;
+  void* add = add_;
   std::string id;
   {
     ElfResolver probe;
