@@ -12,6 +12,7 @@
 #include "cli/parse.h"
 #include "cli/terminal.h"
 #include "core/error.h"
+#include "export/environment_export.h"
 #include "export/export.h"
 #include "export/html.h"
 #include "export/tables.h"
@@ -122,7 +123,7 @@ int cmd_diff(int argc, char** argv) {
       "kprof diff"};
   InputOptions input;
   std::vector<std::string> profiles, labels, scores;
-  std::string by = "function", csv_path, json_path;
+  std::string by = "function", csv_path, json_path, env_csv_path;
   DiffOptions opts;
   app.add_option("profiles", profiles,
                  "profiles ('-': one read from standard input); '--' separates kernels when each "
@@ -148,6 +149,9 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--by", by, "function, image or mode")->capture_default_str();
   app.add_option("--csv", csv_path, "also write every row as CSV (RFC 4180) to FILE ('-': stdout)");
   app.add_option("--json", json_path, "also write every row as JSON to FILE ('-': stdout)");
+  app.add_option("--env-csv", env_csv_path,
+                 "also write what differs besides the workload (every differing fact and kernel "
+                 "option) as CSV to FILE ('-': stdout)");
   std::string folded_path;
   app.add_option("--folded", folded_path,
                  "also write 'stack base_count new_count' lines (FlameGraph's difffolded format, "
@@ -203,15 +207,18 @@ int cmd_diff(int argc, char** argv) {
   }
   // An export on stdout replaces the text diff there, as report's --csv - does.
   const int on_stdout =
-      (csv_path == "-") + (json_path == "-") + (folded_path == "-") + (html_path == "-");
+      (csv_path == "-") + (json_path == "-") + (folded_path == "-") + (html_path == "-") +
+      (env_csv_path == "-");
   if (on_stdout > 1) {
-    throw Error("only one of --csv, --json, --folded and --html can be '-' (stdout)", 2);
+    throw Error("only one of --csv, --json, --env-csv, --folded and --html can be '-' (stdout)", 2);
   }
-  const bool exports =
-      !csv_path.empty() || !json_path.empty() || !folded_path.empty() || !html_path.empty();
+  const bool exports = !csv_path.empty() || !json_path.empty() || !folded_path.empty() ||
+                       !html_path.empty() || !env_csv_path.empty();
   if (plan && exports) {
-    throw Error("--plan prints only the detectability floor: drop --csv, --json, --folded, --html",
-                2);
+    throw Error(
+        "--plan prints only the detectability floor: drop --csv, --json, --env-csv, --folded, "
+        "--html",
+        2);
   }
   const DiffResult result = diff_profiles(in);
   // The text on a terminal is paged; an export on stdout is not.
@@ -234,6 +241,11 @@ int cmd_diff(int argc, char** argv) {
   }
   if (!csv_path.empty()) write_file(csv_path, result, false);
   if (!json_path.empty()) write_file(json_path, result, true);
+  if (!env_csv_path.empty()) {
+    Output out = open_output(env_csv_path);
+    write_environment_csv(out.stream(), result.environment, result.labels);
+    out.close();
+  }
   if (!html_path.empty()) {
     Output out = open_output(html_path);
     write_diff_html(out.stream(), in, result, diff_flame(in));

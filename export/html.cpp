@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "export/environment_json.h"
+#include "export/environment_export.h"
 #include "export/json_number.h"
 #include "export/page_assets.h"
 #include "report/callgraph.h"
@@ -215,6 +215,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
               {"cmp", std::move(cmp)}};
     if (row.merged()) j["raw"] = std::move(raw);  // else the one raw name is the name
     if (row.irq_skid) j["k"] = true;              // at an interrupt-enable point (skid.h)
+    if (!row.config_option.empty()) j["o"] = str(row.config_option);  // its option's own code
     j["epw"] = r.has_work ? std::move(epw) : json(nullptr);
     rows.push_back(std::move(j));
   }

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/csv.h"
-#include "export/environment_json.h"
+#include "export/environment_export.h"
 #include "export/json_number.h"
 #include "report/table.h"
 
@@ -77,7 +77,7 @@ bool judged(const DiffCompare& d, NoiseMethod method) {
 }  // namespace
 
 void write_diff_csv(std::ostream& out, const DiffResult& r) {
-  std::vector<std::string> head = {"image", "name", "raw_names", "irq_skid"};
+  std::vector<std::string> head = {"image", "name", "raw_names", "irq_skid", "config_option"};
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const std::string& l = r.labels[s];
     for (const char* c : {" %", " samples", " period", " pct_at_most"}) head.push_back(l + c);
@@ -101,7 +101,8 @@ void write_diff_csv(std::ostream& out, const DiffResult& r) {
   for (const DiffRow& row : r.rows) {
     std::string raw;
     for (const std::string& n : row.raw_names) raw += (raw.empty() ? "" : "; ") + n;
-    std::vector<std::string> f = {row.image, row.name, raw, row.irq_skid ? "yes" : ""};
+    std::vector<std::string> f = {row.image, row.name, raw, row.irq_skid ? "yes" : "",
+                                  row.config_option};
     for (size_t s = 0; s < r.labels.size(); ++s) {
       const DiffCell& c = row.cells[s];
       f.push_back(csv_num(c.pct));
@@ -232,6 +233,7 @@ void write_diff_json(std::ostream& out, const DiffResult& r) {
                     {"raw_names", row.raw_names},
                     {"max_abs_delta_pp", row.max_abs_delta},
                     {"irq_skid", row.irq_skid},
+                    {"config_option", row.config_option},
                     {"sides", std::move(cells)}});
   }
   j["rows"] = std::move(rows);

@@ -535,6 +535,11 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.slice_dispersion[s] = levels.dispersion;
   }
   mark_irq_skid(in.sides, out);
+  for (DiffRow& row : out.rows) {
+    if (out.options.by == DiffBy::Function && row.image == "[kernel]") {
+      row.config_option = owning_option(out.environment, row.name);
+    }
+  }
   auto max_pct = [](const DiffRow& r) {
     double m = 0;
     for (const DiffCell& c : r.cells) m = std::max(m, c.pct);

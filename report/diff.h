@@ -197,6 +197,10 @@ struct DiffRow {
   // (cpu-clock) diff: its change may be a move of interrupt-disabled time
   // (report/skid.h).
   bool irq_skid = false;
+  // A kernel function that is the own code of a configuration option that
+  // differs between the sides ("PREEMPT_RT" for rt_spin_unlock; only where
+  // that is certain: report/environment_diff.h owning_option); "" otherwise.
+  std::string config_option;
   bool merged() const {
     return raw_names.size() > 1 || (raw_names.size() == 1 && raw_names[0] != name);
   }

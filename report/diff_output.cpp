@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "report/diff.h"
 #include "report/table.h"
@@ -313,7 +314,8 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
       cells.push_back(c.sided == Sidedness::Both ? ratio_cell(c)
                                                  : styled(sidedness_mark(c.sided), Style::OneSided,
                                                           o.color && !all_noise));
-      cells.push_back(std::string(verdict_name(c, r.noise[s])) + (row.irq_skid ? " irq-skid" : ""));
+      cells.push_back(std::string(verdict_name(c, r.noise[s])) + (row.irq_skid ? " irq-skid" : "") +
+                      (row.config_option.empty() ? "" : " CONFIG_" + row.config_option));
     }
     if (o.by == DiffBy::Function) cells.push_back(display_name(row, o.by));
     cells.push_back(o.by == DiffBy::Function ? row.image : row.name);
@@ -324,6 +326,16 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
   if (o.percent_limit > 0) out << " (--percent-limit " << o.percent_limit << ")";
   if (judged) out << "; rows within noise are marked 'noise', not hidden";
   out << "; every row is in --csv/--json\n";
+  std::set<std::string> owners;
+  for (const DiffRow* row : rows) {
+    if (!row->config_option.empty()) owners.insert("CONFIG_" + row->config_option);
+  }
+  if (!owners.empty()) {
+    std::string list;
+    for (const std::string& o : owners) list += (list.empty() ? "" : ", ") + o;
+    out << list << " beside a row: the function is that option's own code, and the option "
+        << "differs between the sides (Kernel configuration, above)\n";
+  }
 }
 
 void write_work(std::ostream& out, const DiffResult& r) {

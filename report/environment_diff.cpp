@@ -80,6 +80,37 @@ constexpr CostlyOption kCostlyOptions[] = {
     {"DEBUG_*", "debug checks on kernel paths"},
 };
 
+// Kernel functions that are one option's own code, certainly: the code
+// exists only when the option is set (a pattern ending in '*' is a prefix).
+struct OwnedCode {
+  std::string_view function;
+  std::string_view option;
+};
+constexpr OwnedCode kOwnedCode[] = {
+    // kernel/locking/spinlock_rt.c, rwbase_rt.c, and rtmutex.c's rtlock_*
+    {"rt_spin_*", "PREEMPT_RT"},
+    {"rt_read_*", "PREEMPT_RT"},
+    {"rt_write_*", "PREEMPT_RT"},
+    {"rtlock_*", "PREEMPT_RT"},
+    {"rwbase_*", "PREEMPT_RT"},
+    {"tomoyo_*", "SECURITY_TOMOYO"},
+    {"selinux_*", "SECURITY_SELINUX"},
+    {"apparmor_*", "SECURITY_APPARMOR"},
+    {"smack_*", "SECURITY_SMACK"},
+    {"__asan_*", "KASAN"},
+    {"kasan_*", "KASAN"},
+    {"__kasan_*", "KASAN"},
+    {"__tsan_*", "KCSAN"},
+    {"kcsan_*", "KCSAN"},
+    {"__msan_*", "KMSAN"},
+    {"kmsan_*", "KMSAN"},
+    {"lockdep_*", "LOCKDEP"},
+    {"__lock_acquire", "LOCKDEP"},
+    {"__audit_syscall_*", "AUDITSYSCALL"},
+    {"__sanitizer_cov_*", "KCOV"},
+    {"__gcov_*", "GCOV_KERNEL"},
+};
+
 bool matches(std::string_view pattern, std::string_view option) {
   if (pattern.ends_with('*')) return option.starts_with(pattern.substr(0, pattern.size() - 1));
   return pattern == option;
@@ -128,6 +159,17 @@ std::string config_option_cost(const std::string& option, size_t* rank) {
     }
   }
   if (rank) *rank = std::size(kCostlyOptions);
+  return "";
+}
+
+std::string owning_option(const EnvironmentDiff& d, const std::string& function) {
+  for (const OwnedCode& c : kOwnedCode) {
+    if (!matches(c.function, function)) continue;
+    for (const ConfigDifference& diff : d.config) {
+      if (diff.option == c.option) return diff.option;
+    }
+    return "";
+  }
   return "";
 }
 

@@ -45,6 +45,15 @@ struct EnvironmentDiff {
 // `rank` (when not null): its place in the table, lower first.
 std::string config_option_cost(const std::string& option, size_t* rank = nullptr);
 
+// The configuration option whose own code kernel function `function` is,
+// where that is certain (PREEMPT_RT's lock functions rt_spin_lock and
+// rtlock_*, an LSM's tomoyo_*/selinux_*/apparmor_* hooks, a sanitizer's
+// __asan_*/__tsan_*/__msan_*, lockdep, syscall audit, kcov, gcov), when that
+// option differs between the sides (is in d.config); "" otherwise. Names
+// another option's code could share (migrate_disable, rt_mutex_*: both
+// exist without PREEMPT_RT) are never guessed.
+std::string owning_option(const EnvironmentDiff& d, const std::string& function);
+
 // Compares the first run's environment of each side (nullopt: not recorded).
 EnvironmentDiff diff_environments(const std::vector<std::optional<Environment>>& sides);
 

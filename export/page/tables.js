@@ -132,6 +132,11 @@
             cell.append(' ', el('span', {className: 'irq-skid',
               title: 'at an interrupt-enable point: cpu-clock charges interrupt-disabled time here'}, 'irq-skid'));
           }
+          if (c && it.r.o != null) {  // the function is a differing config option's own code
+            const option = 'CONFIG_' + str(it.r.o);
+            cell.append(' ', el('span', {className: 'config-option', title: 'this function is ' +
+              option + "'s own code, and that option differs between the sides (environment)"}, option));
+          }
           return cell;
         }});
       if (D.has_work) {

@@ -145,6 +145,12 @@ class PageTest(unittest.TestCase):
         g = os.path.join(d, "g.html")
         kprof("report", deep, "--html", g)
         cls.pages["g"] = g
+        # (h) three kernels: the shipped two and this machine's
+        h = os.path.join(d, "h.html")
+        kprof("diff", os.path.join(ARGS.source, "samples/generic.kprof"),
+              os.path.join(ARGS.source, "samples/rt.kprof"), base,
+              "--label", "generic", "--label", "rt", "--label", "here", "--html", h)
+        cls.pages["h"] = h
 
         cls.browser = cdp.Browser(width=1400, height=1000)
         cls.browser.__enter__()
@@ -231,6 +237,9 @@ class PageTest(unittest.TestCase):
         self.assertEqual(rows[("preempt_schedule_irq", "[kernel]")]["verdict"], "changed")
         self.assertIn("+++", rows[("preempt_schedule_irq", "[kernel]")]["text"])
         self.assertIn("irq-skid", rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["text"])
+        # Issue 24: PREEMPT_RT's own code is said to be, migrate_enable is not (it is not RT-only).
+        self.assertIn("CONFIG_PREEMPT_RT", rows[("rt_spin_unlock", "[kernel]")]["text"])
+        self.assertNotIn("CONFIG_", rows[("migrate_enable", "[kernel]")]["text"])
         self.assertNotIn("irq-skid", rows[("crunch", "/bin/syscalls")]["text"])
         header = self.browser.evaluate("document.querySelector('#header').textContent")
         samples = str(want['profiles'][1]['samples'])  # as the page writes counts
@@ -358,6 +367,28 @@ class PageTest(unittest.TestCase):
             want = " / ".join(f"{d:.1f}" for d in durations) + " s"
             self.assertIn(want, card)
 
+
+    # ------------------------------------------------------------ (h)
+
+    def test_h_three_kernels_environment_a_column_each(self):
+        # Issue 24: the environment diff of an N-way diff has a column per side.
+        self.open("h")
+        heads = self.browser.evaluate(
+            "[...document.querySelectorAll('#env-config thead th')].map(e => e.textContent)")
+        self.assertEqual(heads[0], "option")
+        self.assertEqual(heads[-1], "what it costs")
+        self.assertEqual(len(heads), 3 + 2, heads)
+        for label in ("generic", "rt", "here"):
+            self.assertTrue(any(label in h for h in heads), (label, heads))
+        rt = self.browser.evaluate(
+            "[...document.querySelectorAll('#env-config tbody tr')].map(r => "
+            "[...r.children].map(c => c.textContent)).find(r => r[0] === 'PREEMPT_RT')")
+        self.assertIsNotNone(rt, "PREEMPT_RT differs among the three")
+        self.assertEqual(rt[1:3], ["-", "y"])
+        self.assertEqual(len(rt), 5)
+        facts = self.browser.evaluate(
+            "document.querySelectorAll('#env-facts thead th').length")
+        self.assertEqual(facts, 5)
 
     # ------------------------------------------------------------ (g)
 

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "core/error.h"
+#include "export/environment_export.h"
 #include "export/tables.h"
 #include "tests/diff/diff_support.h"
 
@@ -379,21 +381,56 @@ TEST(DiffExport, JsonCarriesEveryRowRawNamesAndWarnings) {
 // Issue 24: what differs besides the workload is in the text (first) and
 // in the JSON, every differing option there.
 TEST(DiffExport, EnvironmentDifferencesInTextAndJson) {
-  DiffRun a = make_run("6.1.0-50-amd64", {{"[kernel]", "f", Mode::Kernel, 10000}});
-  DiffRun b = make_run("6.1.0-50-rt-amd64", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun a = make_run("6.1.0-50-amd64", {{"[kernel]", "f", Mode::Kernel, 10000},
+                                          {"[kernel]", "tomoyo_path_perm", Mode::Kernel, 500}});
+  DiffRun b = make_run("6.1.0-50-rt-amd64", {{"[kernel]", "f", Mode::Kernel, 10000},
+                                             {"[kernel]", "rt_spin_unlock", Mode::Kernel, 900},
+                                             {"[kernel]", "migrate_enable", Mode::Kernel, 800},
+                                             {"/bin/app", "rt_spin_lock", Mode::User, 100},
+                                             {"[kernel]", "tomoyo_path_perm", Mode::Kernel, 500}});
   Environment ea;
   ea.facts = {{"clocksource", "tsc", "/sys/x", true}};
-  ea.config = {{"PREEMPT_NONE", "y"}, {"XFS_FS", "m"}};
+  ea.config = {{"PREEMPT_NONE", "y"}, {"XFS_FS", "m"}, {"SECURITY_TOMOYO", "y"}};
   Environment eb = ea;
   eb.facts[0].value = "hpet";
-  eb.config = {{"PREEMPT_RT", "y"}, {"XFS_FS", "y"}};
+  eb.config = {{"PREEMPT_RT", "y"}, {"XFS_FS", "y"}, {"SECURITY_TOMOYO", "y"}};
   a.environment = ea;
   b.environment = eb;
   DiffInput in{{{"", {a}}, {"", {b}}}, {}, {}};
   const DiffResult r = diff_profiles(in);
   const std::string text = text_of(r);
   EXPECT_LT(text.find("What differs besides the workload"), text.find("Run summary")) << text;
-  EXPECT_NE(text.find("Kernel configuration: 3 of 3 options differ"), std::string::npos) << text;
+  EXPECT_NE(text.find("Kernel configuration: 3 of 4 options differ"), std::string::npos) << text;
+  // Beside a row only where the function is certainly the differing option's
+  // code: not migrate_enable (it exists without PREEMPT_RT too), not a user
+  // function of that name, not TOMOYO's hooks (alike on both sides).
+  std::map<std::string, std::string> owner;
+  for (const DiffRow& row : r.rows) owner[row.image + " " + row.name] = row.config_option;
+  EXPECT_EQ(owner["[kernel] rt_spin_unlock"], "PREEMPT_RT");
+  EXPECT_EQ(owner["[kernel] migrate_enable"], "");
+  EXPECT_EQ(owner["/bin/app rt_spin_lock"], "");
+  EXPECT_EQ(owner["[kernel] tomoyo_path_perm"], "");
+  EXPECT_NE(text.find("changed CONFIG_PREEMPT_RT"), std::string::npos) << text;
+  EXPECT_NE(text.find("CONFIG_PREEMPT_RT beside a row: the function is that option's own code"),
+            std::string::npos)
+      << text;
+  std::ostringstream csv;
+  write_diff_csv(csv, r);
+  EXPECT_NE(csv.str().find("[kernel],rt_spin_unlock,rt_spin_unlock,,PREEMPT_RT,"),
+            std::string::npos)
+      << csv.str();
+  std::ostringstream env_csv;
+  write_environment_csv(env_csv, r.environment, r.labels);
+  EXPECT_EQ(env_csv.str(),
+            "kind,name,6.1.0-50-amd64,6.1.0-50-rt-amd64,cost\r\n"
+            "fact,clocksource,tsc,hpet,\"the cost of every clock read (gettimeofday, timers, "
+            "scheduler)\"\r\n"
+            "option,PREEMPT_RT,-,y,\"fully preemptible: every spinlock a sleeping rt_mutex, "
+            "interrupts in threads\"\r\n"
+            "option,PREEMPT_NONE,y,-,no preemption: throughput over latency\r\n"
+            "option,XFS_FS,m,y,\r\n"
+            "alike,facts,0,,\r\n"
+            "alike,options,1,,\r\n");
   std::ostringstream s;
   write_diff_json(s, r);
   const nlohmann::json j = nlohmann::json::parse(s.str());
@@ -418,7 +455,7 @@ TEST(DiffExport, CsvIsRfc4180WithAllRows) {
   const std::string csv = s.str();
   EXPECT_EQ(
       csv.substr(0, csv.find("\r\n")),
-      "image,name,raw_names,irq_skid,a %,a samples,a period,a pct_at_most,b %,b samples,b period,"
+      "image,name,raw_names,irq_skid,config_option,a %,a samples,a period,a pct_at_most,b %,b samples,b period,"
       "b pct_at_most,b delta_pp,b ci_lo_pp,b ci_hi_pp,b ci_level,b p,b q,b ratio,b sided,"
       "b verdict,b noise_method,b ratio_bound,b bounds_lo_pp,b bounds_hi_pp");
   EXPECT_NE(csv.find("\"std::map<int, int>::find(int const&)\""), std::string::npos);

@@ -193,8 +193,12 @@ TEST(DiffFcr, UniformSlowdownStandsOutNowhere) {
     const DiffCompare& c = row.vs_base[1];
     if (c.sided == Sidedness::Neither) continue;
     EXPECT_TRUE(c.untested || c.within_noise) << row.name;
-    if (c.overweight_pct) EXPECT_NEAR(*c.overweight_pct, 0, 1e-9) << row.name;
-    if (c.work_change_pct) EXPECT_NEAR(*c.work_change_pct, 8, 1e-9) << row.name;
+    if (c.overweight_pct) {
+      EXPECT_NEAR(*c.overweight_pct, 0, 1e-9) << row.name;
+    }
+    if (c.work_change_pct) {
+      EXPECT_NEAR(*c.work_change_pct, 8, 1e-9) << row.name;
+    }
   }
 }
 
