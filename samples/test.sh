@@ -216,6 +216,14 @@ check_demo_profiles() {
       { fail "no '+++' row for $f in kprof diff:"; head -60 "$tmp/diff.txt" >&2; return 1; }
   done
   echo "  ok: rt_spin_lock and rt_spin_unlock are +++ on the RT side, absent from generic" >&2
+  # Issue 24: the environment says why, before any row.
+  grep -qE '^kernel\.preempt +.* +rt( |$)' "$tmp/diff.txt" ||
+    { fail "the preemption model is not among the differing facts:"; head -30 "$tmp/diff.txt" >&2; return 1; }
+  grep -qE '^PREEMPT_RT +- +y ' "$tmp/diff.txt" ||
+    { fail "PREEMPT_RT (- against y) is not among the differing options:"; head -40 "$tmp/diff.txt" >&2; return 1; }
+  grep -E "(^|[[:space:]])rt_spin_unlock([[:space:]]|$)" "$tmp/diff.txt" | grep -q 'CONFIG_PREEMPT_RT' ||
+    { fail "rt_spin_unlock's row does not say it is CONFIG_PREEMPT_RT's code"; return 1; }
+  echo "  ok: the diff names PREEMPT_RT and the preemption model as differing, and rt_spin_unlock as its code" >&2
 }
 
 test_demo() {
