@@ -19,6 +19,7 @@
 #include "report/detect.h"
 #include "report/diff.h"
 #include "report/flame.h"
+#include "report/per_call.h"
 
 namespace kprof::cli {
 
@@ -112,6 +113,42 @@ void write_file(const std::string& path, const DiffResult& result, bool json) {
 
 }  // namespace
 
+// kprof diff --per-call: the sides' costs per system call (report/per_call.h).
+int diff_per_call(const DiffInput& in, const std::string& csv_path, const std::string& json_path,
+                  bool no_pager, size_t top) {
+  if (csv_path == "-" && json_path == "-") {
+    throw Error("only one of --csv and --json can be '-' (stdout)", 2);
+  }
+  std::vector<PerCallSide> sides;
+  for (const DiffSide& side : in.sides) {
+    PerCallSide s{side.label, {}};
+    for (const DiffRun& run : side.runs) {
+      const double seconds = run.summary ? static_cast<double>(run.summary->duration_ns) / 1e9 : 0;
+      s.runs.push_back(
+          per_call_profile(run.stacks, run.syscalls, run.run.event, seconds, run.source));
+    }
+    sides.push_back(std::move(s));
+  }
+  const PerCallDiff d = per_call_diff(sides, in.options.alpha);
+  for (const auto& [path, json] : {std::pair{csv_path, false}, std::pair{json_path, true}}) {
+    if (path.empty()) continue;
+    Output out = open_output(path);
+    if (json) {
+      write_per_call_diff_json(out.stream(), d);
+    } else {
+      write_per_call_diff_csv(out.stream(), d);
+    }
+    out.close();
+  }
+  if (csv_path == "-" || json_path == "-") return 0;
+  const Pager pager(no_pager);
+  for (const std::string& w : in.warnings) std::cout << "warning: " << w << "\n";
+  write_per_call_diff(std::cout, d, top == 0 ? 0 : std::min<size_t>(top, 8));
+  std::cout.flush();
+  if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
+  return 0;
+}
+
 int cmd_diff(int argc, char** argv) {
   CLI::App app{
       "Compare profiles of the same workload under two or more kernels.\n"
@@ -171,6 +208,11 @@ int cmd_diff(int argc, char** argv) {
                "needs kprof record -g)");
   app.add_option("--callers", view.callers,
                  "compare the paths into FUNC: its samples per direct caller (needs -g)");
+  bool per_call = false;
+  app.add_flag("--per-call", per_call,
+               "cost per system call on each side (a row per kernel, a column per call), its "
+               "change and the functions under each changed call (needs kprof record -g "
+               "--syscalls); --csv/--json write these rows");
 
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i)
@@ -201,14 +243,23 @@ int cmd_diff(int argc, char** argv) {
   const std::vector<std::string> resolved = diff_labels(in.sides);
   for (size_t i = 0; i < in.sides.size(); ++i) in.sides[i].label = resolved[i];
   apply_scores(in.sides, scores);
+  if (per_call) {
+    if (plan || !folded_path.empty() || !html_path.empty() || !env_csv_path.empty()) {
+      throw Error(
+          "--per-call writes its table, --csv and --json only: drop --plan, --folded, "
+          "--html, --env-csv",
+          2);
+    }
+    return diff_per_call(in, csv_path, json_path, no_pager || csv_path == "-" || json_path == "-",
+                         opts.top);
+  }
 
   if (!folded_path.empty() && in.sides.size() != 2) {
     throw Error("--folded compares two kernels; got " + std::to_string(in.sides.size()), 2);
   }
   // An export on stdout replaces the text diff there, as report's --csv - does.
-  const int on_stdout =
-      (csv_path == "-") + (json_path == "-") + (folded_path == "-") + (html_path == "-") +
-      (env_csv_path == "-");
+  const int on_stdout = (csv_path == "-") + (json_path == "-") + (folded_path == "-") +
+                        (html_path == "-") + (env_csv_path == "-");
   if (on_stdout > 1) {
     throw Error("only one of --csv, --json, --env-csv, --folded and --html can be '-' (stdout)", 2);
   }

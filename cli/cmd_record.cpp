@@ -63,6 +63,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")
       ->check(CLI::PositiveNumber);
   app.add_flag("-g,--call-graph", a.rec.callchains, "record call chains");
+  app.add_flag("--syscalls", a.rec.syscalls,
+               "count every system call the recorded work makes (tracepoints; adds ~150-200 ns "
+               "a call: bench/syscall_counts.sh), for kprof report/diff --per-call");
   app.add_option("--kernel-config", a.kernel_config,
                  "the running kernel's .config, recorded with the machine's other facts (default: "
                  "/proc/config.gz, else /boot/config-RELEASE)");

@@ -16,6 +16,7 @@
 #include "export/html.h"
 #include "export/tables.h"
 #include "report/callgraph.h"
+#include "report/per_call.h"
 #include "report/report.h"
 #include "report/summary.h"
 
@@ -90,8 +91,14 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--depth", depth, "levels of the --callers / --callees tree")
       ->check(CLI::Range(size_t{1}, size_t{1000}))
       ->capture_default_str();
+  bool per_call = false;
+  auto* per_call_opt = app.add_flag(
+      "--per-call", per_call,
+      "profiles recorded with -g --syscalls: per system call, its calls, calls/s and CPU time "
+      "per call under its kernel entry");
   callers_opt->excludes(callees_opt);
   children_opt->excludes(callers_opt)->excludes(callees_opt);
+  per_call_opt->excludes(children_opt)->excludes(callers_opt)->excludes(callees_opt);
   if (auto code = parse_args(app, argc, argv)) return *code;
   opts.color = use_color(color);
   opts.line_width = terminal_columns();
@@ -103,6 +110,20 @@ int cmd_report(int argc, char** argv) {
   require_recovered_samples(profile, hist);
   const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
   const bool graph = children || by_callers || by_callees;
+  if (per_call) {
+    const PerCallProfile p = per_call_profile(
+        hist.stacks, profile.syscalls, profile.run.event,
+        profile.summary ? static_cast<double>(profile.summary->duration_ns) / 1e9 : 0, file);
+    if (!csv.empty()) write_csv_file(csv, [&](std::ostream& o) { write_per_call_csv(o, p); });
+    if (csv == "-") return 0;
+    const Pager pager(no_pager);
+    const LineWrapper wrap(opts.line_width);
+    if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
+    write_per_call(std::cout, p, opts.top);
+    std::cout.flush();
+    if (!std::cout && !pager.active()) throw Error("cannot write the report to stdout");
+    return 0;
+  }
   if (csv == "-" && html == "-") throw Error("only one of --csv and --html can be '-' (stdout)", 2);
   if (!html.empty()) {
     Output out = open_output(html);

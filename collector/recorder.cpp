@@ -17,6 +17,7 @@
 #include "collector/kallsyms_cache.h"
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
+#include "collector/syscall_counter.h"
 #include "collector/workload.h"
 #include "core/bytes.h"
 #include "core/chunk_codecs.h"
@@ -95,7 +96,8 @@ struct Recorder::Impl {
   SignalScope signals;
   std::optional<Workload> workload;
   std::optional<EventSet> events;
-  Fd pidfd;  // -p: readable when the process exits
+  std::optional<SyscallCounter> syscalls;  // --syscalls, where it could open
+  Fd pidfd;                                // -p: readable when the process exits
   RunInfo run;
   KallsymsSnapshot kallsyms;
   bool kallsyms_cached = false;  // taken from the per-boot cache, not read now
@@ -222,6 +224,13 @@ void Recorder::Impl::setup() {
     std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
   }
   events = EventSet::open(req, &run.event, &run.notices);
+  if (opt.syscalls) {
+    const size_t before = run.notices.size();
+    syscalls = SyscallCounter::open(req.pids, req.enable_on_exec, &run.notices);
+    for (size_t i = before; i < run.notices.size(); ++i) {
+      std::fprintf(stderr, "kprof: %s\n", run.notices[i].c_str());
+    }
+  }
   run.ring_pages = events->ring_pages();
   run.ring_pages_auto = opt.mmap_pages == 0;
   // System-wide, kprof samples itself reading the rings: left out when the
@@ -236,7 +245,10 @@ void Recorder::Impl::start() {
 }
 
 void Recorder::Impl::go() {
-  if (!workload || opt.system_wide) events->enable();
+  if (!workload || opt.system_wide) {
+    events->enable();
+    if (syscalls) syscalls->enable();
+  }
   if (workload) {
     exec_failed = true;  // until go() returns
     workload->go();
@@ -360,8 +372,12 @@ Summary Recorder::run(ProfileWriter& w) {
       }
     }
     m.events->disable();
+    if (m.syscalls) m.syscalls->disable();
     m.drain(out);
     m.write_chunk(w, out, last_flush, true);
+    if (m.syscalls) {
+      w.write_chunk(ChunkType::SyscallCounts, encode_syscall_counts(m.syscalls->read()));
+    }
   } catch (const Error&) {
     if (m.workload && !m.result) m.workload->kill(SIGTERM);
     throw;  // the chunks already written stay readable

@@ -62,6 +62,10 @@ struct RecordOptions {
   // The machine's fingerprint (collector/environment.h), written right after
   // the Meta chunk; none when absent.
   std::optional<Environment> environment;
+  // --syscalls: count every system call the recorded work makes
+  // (collector/syscall_counter.h), stored as a SyscallCounts chunk before
+  // Summary; where it cannot, a notice and no counts.
+  bool syscalls = false;
 };
 
 class Recorder {

@@ -31,6 +31,8 @@ const char* chunk_type_name(uint16_t type) {
       return "perf-records";
     case ChunkType::Environment:
       return "environment";
+    case ChunkType::SyscallCounts:
+      return "syscall counts";
   }
   return "unknown";
 }

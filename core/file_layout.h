@@ -60,6 +60,7 @@ enum class ChunkType : uint16_t {
   PerfRecords = 9,        // perf records as the kernel wrote them (perfabi/spool.h)
   HistogramColumns = 10,  // Histogram in column layout (what kprof writes; 6 in older files)
   Environment = 11,       // Environment (core/environment.h): the machine and kernel config
+  SyscallCounts = 12,     // SyscallCounts (core/syscall_counts.h): calls counted while sampled
 };
 const char* chunk_type_name(uint16_t type);
 

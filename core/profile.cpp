@@ -92,6 +92,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::HistogramColumns:
       case ChunkType::Stacks:
       case ChunkType::Environment:
+      case ChunkType::SyscallCounts:
         return true;
       default:
         return false;
@@ -125,6 +126,9 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
       case ChunkType::Environment:
         p.environment = decode_environment(c.payload);
+        break;
+      case ChunkType::SyscallCounts:
+        p.syscalls = decode_syscall_counts(c.payload);
         break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/environment.h"
+#include "core/syscall_counts.h"
 #include "core/model.h"
 #include "core/profile_reader.h"
 #include "core/stacks.h"
@@ -49,6 +50,7 @@ struct Profile {
   std::optional<Histogram> histogram;      // absent when cut short, and for -g (see stacks)
   std::optional<Stacks> stacks;            // -g profiles; absent when cut short or without -g
   std::optional<Environment> environment;  // absent: not recorded (older files, imports)
+  std::optional<SyscallCounts> syscalls;   // absent: not counted (record without --syscalls)
   ReadStatus status;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram

@@ -10,6 +10,7 @@
 #include "core/stacks.h"
 #include "report/callgraph.h"
 #include "report/diff.h"
+#include "report/per_call.h"
 #include "report/report.h"
 
 namespace kprof {
@@ -28,6 +29,19 @@ void write_children_csv(std::ostream& out, const Stacks& stacks);
 // (depth 0 is the root; path: the functions from the root down to the node
 // joined by ';'; image by full path; no top-N or percent limit).
 void write_call_tree_csv(std::ostream& out, const CallTree& tree);
+
+// Cost per system call (report/per_call.h), RFC 4180:
+// system_call,calls,calls_per_s,samples,cost_per_call,entry_exit_per_call,
+// counting_per_call,unit,top_function
+void write_per_call_csv(std::ostream& out, const PerCallProfile& p);
+// A row per (call, side), then per function under a changed call (function
+// set): system_call,function,side,base_label,calls,base_cost,cost,delta,
+// ci_lo,ci_hi,q,verdict,unit (costs per call; the interval on delta).
+void write_per_call_diff_csv(std::ostream& out, const PerCallDiff& d);
+// The same as JSON: {"unit", "labels", "noise", "alpha", "interval_level", "entry_exit",
+// "counting", "calls": [{"name", "calls", "cost", "sides": [null, {"base", "cost", "delta",
+// "ci_lo", "ci_hi", "q", "verdict", "accounted_pct", "functions": [...]}]}]}.
+void write_per_call_diff_json(std::ostream& out, const PerCallDiff& d);
 
 // Every row and column, RFC 4180. One line per row; raw names joined by "; ".
 void write_diff_csv(std::ostream& out, const DiffResult& result);

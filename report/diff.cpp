@@ -586,6 +586,7 @@ DiffRun diff_run_of(Profile profile, std::vector<std::string>& warnings, const D
   run.run = std::move(profile.run);
   run.summary = std::move(profile.summary);
   run.environment = std::move(profile.environment);
+  run.syscalls = std::move(profile.syscalls);
   if (view.children || !view.callers.empty()) {
     if (!hist.stacks) {
       throw Error(path + " has no call chains for --" +

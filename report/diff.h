@@ -63,6 +63,7 @@ struct DiffRun {
   Histogram histogram;
   std::optional<Stacks> stacks;            // -g profiles: their call stacks (for the folded diff)
   std::optional<Environment> environment;  // the machine's fingerprint, when recorded
+  std::optional<SyscallCounts> syscalls;   // kprof record --syscalls, when counted
   std::optional<double> score;             // --score override; else taken from run.scores
   // What shares are of: unset, the histogram's rows summed; with --children
   // the rows are inclusive and overlap, so the stacks' own totals are given.

@@ -122,6 +122,28 @@ void add_environment(TextTable& t, const std::optional<Environment>& env) {
   }
 }
 
+// The system calls counted (core/syscall_counts.h): the total, the source,
+// and the most made, ten at most.
+void add_syscalls(TextTable& t, const std::optional<SyscallCounts>& c) {
+  if (!c) {
+    t.add_row({"system calls:", "not counted (kprof record --syscalls counts them)"});
+    return;
+  }
+  t.add_row({"system calls:", format_count(c->total()) + " calls of " +
+                                  std::to_string(c->calls.size()) + " kinds, counted by " +
+                                  c->source});
+  std::vector<std::pair<uint64_t, std::string>> most;
+  for (const auto& [name, n] : c->calls) most.emplace_back(n, name);
+  std::sort(most.begin(), most.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (most.size() > 10) most.resize(10);
+  std::string list;
+  for (const auto& [n, name] : most)
+    list += (list.empty() ? "" : ", ") + name + " " + format_count(n);
+  if (!list.empty()) t.add_row({"most made:", list});
+}
+
 }  // namespace
 
 std::string chunk_counts(const ReadStatus& status) {
@@ -167,6 +189,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   t.add_row({"modules:", format_count(count_lines(p.modules)) + " lines"});
   add_histogram(t, hist);
   add_environment(t, p.environment);
+  add_syscalls(t, p.syscalls);
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});
   }

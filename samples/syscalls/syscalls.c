@@ -8,7 +8,9 @@
  * cycles and one for nanoseconds. With --seconds S the rounds repeat, with a
  * short compute loop (crunch) between them, until S seconds have passed: the
  * syscall-heavy + compute workload the two-kernel demo profiles. The table is
- * printed once at the end from the last round. */
+ * printed once at the end: each call's cycles and ns per call over every
+ * round (so a profiler's cost per call over the same run can be checked
+ * against it: kprof report --per-call). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -89,13 +91,21 @@ __attribute__((noinline)) static uint64_t crunch(long n) {
 
 enum { kCalls = 6 };
 
+/* Adds one round's measurements to the totals (cycles and ns summed, so
+ * dividing by `rounds` gives the mean per call over every round). */
 static void round_of_calls(long iterations, struct result out[kCalls]) {
-  out[0] = measure("gettimeofday()", call_gettimeofday_vdso, iterations);
-  out[1] = measure("gettimeofday(SYS)", call_gettimeofday_syscall, iterations);
-  out[2] = measure("uname()", call_uname, iterations);
-  out[3] = measure("chdir()", call_chdir, iterations);
-  out[4] = measure("open()+close()", call_open_close, iterations);
-  out[5] = measure("getpid(SYS)", call_getpid, iterations);
+  struct result r[kCalls] = {
+      measure("gettimeofday()", call_gettimeofday_vdso, iterations),
+      measure("gettimeofday(SYS)", call_gettimeofday_syscall, iterations),
+      measure("uname()", call_uname, iterations),
+      measure("chdir()", call_chdir, iterations),
+      measure("open()+close()", call_open_close, iterations),
+      measure("getpid(SYS)", call_getpid, iterations)};
+  for (int i = 0; i < kCalls; i++) {
+    out[i].name = r[i].name;
+    out[i].cycles += r[i].cycles;
+    out[i].ns += r[i].ns;
+  }
 }
 
 static void usage(void) {
@@ -125,7 +135,7 @@ int main(int argc, char** argv) {
   g_dir_a = tmpl;
   g_dir_b = "/";
 
-  struct result r[kCalls];
+  struct result r[kCalls] = {{0}};
   double end = now_ns() + seconds * 1e9;
   long rounds = 0;
   uint64_t sink = 0;
@@ -141,9 +151,9 @@ int main(int argc, char** argv) {
   printf("Kernel");
   for (int i = 0; i < kCalls; i++) printf("\t%s", r[i].name);
   printf("\n%s (cycles)", u.release);
-  for (int i = 0; i < kCalls; i++) printf("\t%.0f", r[i].cycles);
+  for (int i = 0; i < kCalls; i++) printf("\t%.0f", r[i].cycles / rounds);
   printf("\n%s (ns)", u.release);
-  for (int i = 0; i < kCalls; i++) printf("\t%.1f", r[i].ns);
+  for (int i = 0; i < kCalls; i++) printf("\t%.1f", r[i].ns / rounds);
   printf("\n");
   if (seconds > 0) fprintf(stderr, "syscalls: %ld rounds in %.1f s (%llx)\n", rounds, seconds,
                            (unsigned long long)(sink & 0xff));

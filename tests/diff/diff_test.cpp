@@ -453,11 +453,11 @@ TEST(DiffExport, CsvIsRfc4180WithAllRows) {
   std::ostringstream s;
   write_diff_csv(s, r);
   const std::string csv = s.str();
-  EXPECT_EQ(
-      csv.substr(0, csv.find("\r\n")),
-      "image,name,raw_names,irq_skid,config_option,a %,a samples,a period,a pct_at_most,b %,b samples,b period,"
-      "b pct_at_most,b delta_pp,b ci_lo_pp,b ci_hi_pp,b ci_level,b p,b q,b ratio,b sided,"
-      "b verdict,b noise_method,b ratio_bound,b bounds_lo_pp,b bounds_hi_pp");
+  EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
+            "image,name,raw_names,irq_skid,config_option,a %,a samples,a period,a pct_at_most,b "
+            "%,b samples,b period,"
+            "b pct_at_most,b delta_pp,b ci_lo_pp,b ci_hi_pp,b ci_level,b p,b q,b ratio,b sided,"
+            "b verdict,b noise_method,b ratio_bound,b bounds_lo_pp,b bounds_hi_pp");
   EXPECT_NE(csv.find("\"std::map<int, int>::find(int const&)\""), std::string::npos);
   EXPECT_NE(csv.find("\"say \"\"hi\"\"\""), std::string::npos);
   size_t lines = 0;
