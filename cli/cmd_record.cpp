@@ -72,6 +72,11 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-o,--output", a.output, "profile to write (default kprof.data)");
   app.add_option("--score", a.scores,
                  "work score of this run, NAME=VALUE (higher is better); repeatable");
+  app.add_option("--score-from", a.rec.score_from,
+                 "read the run's score from the workload's stdout (passed through): the last "
+                 "line matching REGEX, its first group or first number, e.g. 'tps = ([0-9.]+)'; "
+                 "NAME=REGEX names it (default 'score')")
+      ->type_name("[NAME=]REGEX");
   app.add_option("--mmap-pages", a.rec.mmap_pages,
                  "ring buffer data pages per CPU (power of 2; default: from -F, so that half a "
                  "second of samples fits, at least 128; kprof info shows what was used)")

@@ -17,6 +17,7 @@
 #include "collector/kallsyms_cache.h"
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
+#include "collector/score_from.h"
 #include "collector/syscall_counter.h"
 #include "collector/workload.h"
 #include "core/bytes.h"
@@ -97,6 +98,8 @@ struct Recorder::Impl {
   std::optional<Workload> workload;
   std::optional<EventSet> events;
   std::optional<SyscallCounter> syscalls;  // --syscalls, where it could open
+  std::optional<ScoreFrom> score;          // --score-from
+  void pass_output();                      // the workload's stdout on to ours, scanned
   Fd pidfd;                                // -p: readable when the process exits
   RunInfo run;
   KallsymsSnapshot kallsyms;
@@ -182,7 +185,15 @@ void Recorder::Impl::setup() {
   }
   req.callchains = opt.callchains;
   req.mmap_pages = opt.mmap_pages;
-  if (!opt.command.empty()) workload.emplace(Workload::start(opt.command, signals.old_mask()));
+  if (!opt.score_from.empty()) {
+    if (opt.command.empty()) {
+      throw Error("--score-from reads the workload's output: give a command to run", 2);
+    }
+    score.emplace(opt.score_from);
+  }
+  if (!opt.command.empty()) {
+    workload.emplace(Workload::start(opt.command, signals.old_mask(), score.has_value()));
+  }
   if (opt.system_wide) {
     req.pids = {-1};
   } else if (opt.pid > 0) {
@@ -284,6 +295,23 @@ void Recorder::Impl::drain(Output& out) {
   }
 }
 
+void Recorder::Impl::pass_output() {
+  if (!workload || workload->stdout_pipe() < 0 || !score) return;
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(workload->stdout_pipe(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // EAGAIN (nothing now) or end of output
+    score->feed(std::string_view(buf, static_cast<size_t>(n)));
+    for (ssize_t off = 0; off < n;) {
+      const ssize_t w = ::write(STDOUT_FILENO, buf + off, static_cast<size_t>(n - off));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;  // our stdout is gone: the score is still read
+      off += w;
+    }
+  }
+}
+
 void Recorder::Impl::handle_signals() {
   while (int sig = signals.next()) {
     if (sig == SIGCHLD) {
@@ -349,15 +377,21 @@ Summary Recorder::run(ProfileWriter& w) {
     if (m.pidfd.valid()) pfds.push_back({m.pidfd.get(), POLLIN, 0});
     const size_t first_ring = pfds.size();
     for (RingBuffer& r : m.events->rings()) pfds.push_back({r.fd(), POLLIN, 0});
+    const size_t last_ring = pfds.size();
+    if (m.score) pfds.push_back({m.workload->stdout_pipe(), POLLIN, 0});
     while (m.running_) {
       ::poll(pfds.data(), pfds.size(), kPollMs);
+      if (m.score && (pfds.back().revents & (POLLIN | POLLHUP))) {
+        m.pass_output();
+        if (pfds.back().revents & POLLHUP) pfds.back().fd = -1;
+      }
       m.handle_signals();
       if (m.pidfd.valid() && (pfds[1].revents & POLLIN)) {
         m.stop_reason = "process " + std::to_string(m.opt.pid) + " exited";
         m.running_ = false;
       }
       // A ring whose tasks are all gone reports POLLHUP forever: stop polling it.
-      for (size_t i = first_ring; i < pfds.size(); ++i) {
+      for (size_t i = first_ring; i < last_ring; ++i) {
         if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;
       }
       m.drain(out);
@@ -373,6 +407,7 @@ Summary Recorder::run(ProfileWriter& w) {
     }
     m.events->disable();
     if (m.syscalls) m.syscalls->disable();
+    m.pass_output();  // what the workload wrote last
     m.drain(out);
     m.write_chunk(w, out, last_flush, true);
     if (m.syscalls) {
@@ -399,6 +434,17 @@ Summary Recorder::run(ProfileWriter& w) {
   s.kprof_user_s = cpu_seconds(self.ru_utime);
   s.kprof_sys_s = cpu_seconds(self.ru_stime);
   s.stop_reason = m.stop_reason;
+  if (m.score) {
+    m.score->finish();
+    if (m.score->value()) {
+      s.scores[m.score->name()] = *m.score->value();
+    } else {
+      std::fprintf(stderr,
+                   "kprof: --score-from '%s' matched nothing in the workload's output: no score "
+                   "for this run (kprof diff --score can give one)\n",
+                   m.score->pattern().c_str());
+    }
+  }
   s.stat_after = read_proc_stat();
   std::vector<uint8_t> payload = encode_summary(s);
   w.write_chunk(ChunkType::Summary, payload);

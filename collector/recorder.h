@@ -66,6 +66,10 @@ struct RecordOptions {
   // (collector/syscall_counter.h), stored as a SyscallCounts chunk before
   // Summary; where it cannot, a notice and no counts.
   bool syscalls = false;
+  // --score-from [NAME=]REGEX (collector/score_from.h): the workload's stdout
+  // passes through kprof, and the score read from it goes in Summary::scores;
+  // "" = none (the workload writes to kprof's stdout directly).
+  std::string score_from;
 };
 
 class Recorder {

@@ -21,8 +21,9 @@ double seconds(const timeval& tv) {
 }
 
 // Runs in the forked child: only async-signal-safe calls until exec.
-[[noreturn]] void child_main(char** argv, const sigset_t& mask, int go_fd, int err_fd) {
+[[noreturn]] void child_main(char** argv, const sigset_t& mask, int go_fd, int err_fd, int out_fd) {
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  if (out_fd >= 0 && ::dup2(out_fd, STDOUT_FILENO) < 0) ::_exit(127);
   char byte;
   ssize_t n;
   do {
@@ -38,13 +39,22 @@ double seconds(const timeval& tv) {
 
 }  // namespace
 
-Workload Workload::start(const std::vector<std::string>& argv, const sigset_t& child_mask) {
+Workload Workload::start(const std::vector<std::string>& argv, const sigset_t& child_mask,
+                         bool pipe_stdout) {
   if (argv.empty()) throw Error("no command to run");
   int go[2], err[2];
   if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
     throw Error(errno_message("cannot create a pipe", errno));
   }
   Fd go_r(go[0]), go_w(go[1]), err_r(err[0]), err_w(err[1]);
+  Fd out_r, out_w;
+  if (pipe_stdout) {
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) throw Error(errno_message("cannot create a pipe", errno));
+    out_r = Fd(out[0]);
+    out_w = Fd(out[1]);
+    ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
+  }
   // Built before fork: the child must not allocate.
   std::vector<char*> cargv;
   cargv.reserve(argv.size() + 1);
@@ -52,8 +62,10 @@ Workload Workload::start(const std::vector<std::string>& argv, const sigset_t& c
   cargv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) throw Error(errno_message("cannot fork", errno));
-  if (pid == 0) child_main(cargv.data(), child_mask, go_r.get(), err_w.get());
-  return Workload(pid, std::move(go_w), std::move(err_r), argv[0]);
+  if (pid == 0) child_main(cargv.data(), child_mask, go_r.get(), err_w.get(), out_w.get());
+  Workload w(pid, std::move(go_w), std::move(err_r), argv[0]);
+  w.out_ = std::move(out_r);  // out_w closes here: the child holds the only write end
+  return w;
 }
 
 Workload::Workload(pid_t pid, Fd go, Fd err, std::string name)
@@ -63,6 +75,7 @@ Workload::Workload(Workload&& o) noexcept
     : pid_(std::exchange(o.pid_, -1)),
       go_(std::move(o.go_)),
       err_(std::move(o.err_)),
+      out_(std::move(o.out_)),
       name_(std::move(o.name_)),
       released_ns_(o.released_ns_) {}
 

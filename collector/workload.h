@@ -25,8 +25,11 @@ struct WorkloadResult {
 class Workload {
  public:
   // Forks; the child sets `child_mask` as its signal mask and waits for go().
+  // With `pipe_stdout` the child's stdout is a pipe whose read end is
+  // stdout_pipe() (for --score-from: the caller passes the output on).
   // Throws kprof::Error when fork fails or argv is empty.
-  static Workload start(const std::vector<std::string>& argv, const sigset_t& child_mask);
+  static Workload start(const std::vector<std::string>& argv, const sigset_t& child_mask,
+                        bool pipe_stdout = false);
 
   Workload(Workload&&) noexcept;
   Workload& operator=(Workload&&) = delete;
@@ -35,6 +38,7 @@ class Workload {
   ~Workload();
 
   pid_t pid() const { return pid_; }
+  int stdout_pipe() const { return out_.get(); }  // -1 without pipe_stdout
   // Lets the child exec. Throws Error("cannot run 'X': <strerror>") when exec
   // fails (the child is reaped first).
   void go();
@@ -47,7 +51,7 @@ class Workload {
   Workload(pid_t pid, Fd go, Fd err, std::string name);
   std::optional<WorkloadResult> reap(int options);
   pid_t pid_ = -1;  // -1 once reaped
-  Fd go_, err_;
+  Fd go_, err_, out_;
   std::string name_;
   uint64_t released_ns_ = 0;
 };

@@ -156,6 +156,12 @@ std::vector<uint8_t> encode_summary(const Summary& s) {
   f.str(s.stop_reason);
   f.blob(encode_proc_stat(s.stat_after));
   f.varint(s.throttled);
+  ByteWriter& scores = f.field();
+  scores.varint(s.scores.size());
+  for (const auto& [name, value] : s.scores) {
+    scores.str(name);
+    scores.u64(std::bit_cast<uint64_t>(value));
+  }
   return f.take();
 }
 
@@ -179,6 +185,13 @@ Summary decode_summary(std::span<const uint8_t> data) {
   if (f.next()) s.stop_reason = f.r.str();
   if (f.next()) s.stat_after = decode_proc_stat(f.blob());
   if (f.next()) s.throttled = f.r.varint();
+  if (f.next()) {
+    const size_t n = f.r.count(9);  // a name length and 8 bytes each
+    for (size_t i = 0; i < n; ++i) {
+      std::string name(f.r.str());
+      s.scores[std::move(name)] = std::bit_cast<double>(f.r.u64());
+    }
+  }
   return s;
 }
 

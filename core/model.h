@@ -114,6 +114,10 @@ struct Summary {
   // the next tick because its interrupts came too fast (the rate is too high
   // for this machine); samples not taken then are not counted as lost.
   uint64_t throttled = 0;
+  // Work scores read from the workload's output (kprof record --score-from),
+  // known only when it ends; the reader adds them to RunInfo::scores (a
+  // --score given at record time wins).
+  std::map<std::string, double> scores;
   auto operator<=>(const Summary&) const = default;
 };
 

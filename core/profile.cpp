@@ -138,6 +138,9 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
     }
   });
+  if (p.summary) {
+    for (const auto& [name, value] : p.summary->scores) p.run.scores.emplace(name, value);
+  }
   if (!have_meta) {
     throw Error(reader.name() + " has no readable run information (meta chunk)" +
                 (p.status.problem.empty() ? std::string() : ": " + p.status.problem));

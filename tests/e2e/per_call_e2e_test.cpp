@@ -87,5 +87,32 @@ TEST(PerCallE2E, WithoutStacksOrCountsSaysHowToRecord) {
   EXPECT_NE(d.err.find("no system-call counts"), std::string::npos) << d.err;
 }
 
+// --score-from: the workload's output still reaches stdout, and the score
+// read from it is the run's (kprof info, RunInfo::scores); no match is a
+// notice, not a failure.
+TEST(PerCallE2E, ScoreFromReadsTheWorkloadsOutput) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string out = dir.file("score.kprof");
+  const RunResult r = run({kprof_binary(), "record", "--score-from", "calls=syscalls ([0-9]+)",
+                           "-o", out, "--", program("kprof_prog_syscalls"), "0.3"},
+                          dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("syscalls (\\d+) ")))
+      << "the workload's output passes through\n"
+      << r.describe();
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_EQ(p.run.scores.count("calls"), 1u);
+  EXPECT_DOUBLE_EQ(p.run.scores.at("calls"), std::stod(m[1]));
+
+  const RunResult none = run({kprof_binary(), "record", "--score-from", "tps = ([0-9.]+)", "-o",
+                              dir.file("none.kprof"), "--", program("kprof_prog_syscalls"), "0.2"},
+                             dir.path(), 60);
+  EXPECT_EQ(none.exit_code, 0) << none.describe();
+  EXPECT_NE(none.err.find("matched nothing"), std::string::npos) << none.err;
+  EXPECT_TRUE(perfabi::load_profile(dir.file("none.kprof")).run.scores.empty());
+}
+
 }  // namespace
 }  // namespace kprof::e2e
