@@ -118,9 +118,9 @@ TEST(ListingDiff, SharesOnlyExportsNoInventedCounts) {
   std::getline(lines, header);
   EXPECT_NE(header.find("A samples"), std::string::npos);
   while (std::getline(lines, line)) {
-    // "image,name,raw,skid,A %,A samples,...": the samples field is empty.
+    // "image,name,raw,skid,config,A %,A samples,...": the samples field is empty.
     size_t comma = 0;
-    for (int i = 0; i < 5; ++i) comma = line.find(',', comma) + 1;
+    for (int i = 0; i < 6; ++i) comma = line.find(',', comma) + 1;
     EXPECT_EQ(line[comma], ',') << line;
   }
 }
