@@ -477,6 +477,10 @@ DiffResult diff_profiles(const DiffInput& in) {
   const Scores scores = resolve_scores(in.sides, out.warnings);
   out.has_work = !scores.value.empty();
   out.share_title = share_title(in.sides[0].runs[0].run.event);
+  out.work_in_ns = true;
+  for (const DiffSide& side : in.sides) {
+    for (const DiffRun& run : side.runs) out.work_in_ns &= timer_sampled(run.run.event);
+  }
   std::vector<std::optional<Environment>> environments;
   for (const DiffSide& side : in.sides) environments.push_back(side.runs[0].environment);
   out.environment = diff_environments(environments);

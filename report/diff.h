@@ -233,6 +233,7 @@ struct DiffResult {
   std::vector<double> slice_dispersion;
   std::string share_title;      // "Cycles%" / "Samples%"
   bool has_work = false;        // every run has a score: events per work shown
+  bool work_in_ns = false;      // every run sampled a timer (cpu-clock): events are ns of CPU
   std::vector<DiffRow> rows;    // every row, by max |delta| then share
   EnvironmentDiff environment;  // what differs besides the workload (first run of each side)
 };

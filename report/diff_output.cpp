@@ -338,6 +338,50 @@ void write_matched(std::ostream& out, const DiffResult& r, std::vector<const Dif
   }
 }
 
+// The change of the whole cost per unit of work, and what accounts for it:
+// the rows judged changed, the rest (within noise), and, for a timer event
+// (CPU ns), the part of the wall time per unit of work no CPU sample saw.
+void write_work_account(std::ostream& out, const DiffResult& r) {
+  for (size_t s = 1; s < r.labels.size(); ++s) {
+    double base = 0, next = 0, changed = 0;
+    for (const DiffRow& row : r.rows) {
+      const double a = row.cells[0].events_per_work.value_or(0);
+      const double b = row.cells[s].events_per_work.value_or(0);
+      base += a;
+      next += b;
+      const DiffCompare& c = row.vs_base[s];
+      const bool judged = r.noise[s] == NoiseMethod::RunVariance
+                              ? c.work_tested && !c.work_within_noise
+                              : r.noise[s] != NoiseMethod::None && !c.untested && !c.within_noise;
+      if (judged) changed += b - a;
+    }
+    const double delta = next - base;
+    if (base <= 0) continue;
+    const char* unit = r.work_in_ns ? " ns" : " events";
+    out << r.labels[s] << ": cost per unit of work " << printf_string("%.4g", base) << " → "
+        << printf_string("%.4g", next) << unit << " ("
+        << printf_string("%+.1f%%", 100 * delta / base) << ")";
+    if (delta != 0 && r.noise[s] != NoiseMethod::None) {
+      out << "; accounted for by the rows marked changed"
+          << (r.noise[s] == NoiseMethod::RunVariance ? "" : " (by share)") << ": "
+          << printf_string("%.0f%%", 100 * changed / delta)
+          << ", within noise: " << printf_string("%.0f%%", 100 * (delta - changed) / delta);
+    }
+    const auto& sa = r.summary[0].score;
+    const auto& sb = r.summary[s].score;
+    if (r.work_in_ns && sa && sb && *sa > 0 && *sb > 0) {
+      // Wall ns per unit of work; CPU ns per unit above (every thread's).
+      const double wall = 1e9 / *sb - 1e9 / *sa;
+      if (wall != 0) {
+        out << "; wall time per unit " << printf_string("%+.4g", wall)
+            << " ns, of which not seen by CPU samples (off-CPU, idle): "
+            << printf_string("%.0f%%", 100 * (wall - delta) / wall);
+      }
+    }
+    out << "\n";
+  }
+}
+
 void write_work(std::ostream& out, const DiffResult& r) {
   const DiffOptions& o = r.options;
   out << "Events per unit of work (" << r.speedup_source
@@ -427,6 +471,7 @@ void write_work(std::ostream& out, const DiffResult& r) {
     table.add_row(std::move(cells), style_code(Style::Dim, o.color && all_noise));
   }
   table.write(out);
+  write_work_account(out, r);
 }
 
 void write_merged(std::ostream& out, const DiffResult& r, const std::vector<const DiffRow*>& rows) {

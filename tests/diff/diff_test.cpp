@@ -260,6 +260,29 @@ TEST(Diff, ScoreOverrideAndWallTimeSpeedup) {
   EXPECT_TRUE(r.has_work);
 }
 
+// Issue 25: the per-work section closes with an account of the change.
+TEST(Diff, WorkChangeIsAccountedFor) {
+  DiffRun a = make_run(
+      "a", {{"[kernel]", "f", Mode::Kernel, 10000}, {"[kernel]", "g", Mode::Kernel, 5000}});
+  DiffRun b = make_run(
+      "b", {{"[kernel]", "f", Mode::Kernel, 13000}, {"[kernel]", "g", Mode::Kernel, 5000}});
+  for (DiffRun* r : {&a, &b}) r->run.event.name = "cpu-clock";
+  a.score = 100;
+  b.score = 80;
+  const DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_TRUE(r.has_work);
+  EXPECT_TRUE(r.work_in_ns);
+  const std::string text = text_of(r);
+  EXPECT_NE(text.find("b: cost per unit of work "), std::string::npos) << text;
+  EXPECT_NE(
+      text.find(
+          "(+50.0%); accounted for by the rows marked changed (by share): 100%, within noise: 0%"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("of which not seen by CPU samples (off-CPU, idle): "), std::string::npos)
+      << text;
+}
+
 TEST(Diff, NeedsTwoSides) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
   EXPECT_THROW(diff_profiles({{{"", {a}}}}), Error);
