@@ -14,6 +14,7 @@
 #include "export/environment_export.h"
 #include "export/json_number.h"
 #include "export/page_assets.h"
+#include "export/per_call_export.h"
 #include "report/callgraph.h"
 #include "report/table.h"
 
@@ -149,6 +150,8 @@ void write_page(std::ostream& out, const json& data) {
 void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r,
                      const FlameDiff& flame) {
   Strings str;
+  std::optional<PerCallDiff> per_call = per_call_diff_of(in);  // -g --syscalls on every run
+  if (per_call) per_call->labels = r.labels;
   json sides = json::array();
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const DiffRun& first = in.sides[s].runs[0];
@@ -230,6 +233,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
                {"summary", {{"speedup_source", r.speedup_source}, {"rows", summary_rows}}},
                {"has_work", r.has_work},
                {"environment", environment_json(r.environment)},
+               {"per_call", per_call ? per_call_diff_json(*per_call) : nlohmann::json(nullptr)},
                {"rows", std::move(rows)}};
   data["flame"] = flame_json(flame, str);
   data["strings"] = str.take();

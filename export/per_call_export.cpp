@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/csv.h"
+#include "export/per_call_export.h"
 #include "export/tables.h"
 #include "report/table.h"
 
@@ -73,7 +74,7 @@ nlohmann::json change_json(const CallChange& c) {
 
 }  // namespace
 
-void write_per_call_diff_json(std::ostream& out, const PerCallDiff& d) {
+nlohmann::json per_call_diff_json(const PerCallDiff& d) {
   nlohmann::json calls = nlohmann::json::array();
   for (const CallColumn& col : d.calls) {
     nlohmann::json sides = nlohmann::json::array({nullptr});
@@ -94,15 +95,33 @@ void write_per_call_diff_json(std::ostream& out, const PerCallDiff& d) {
                      {"cost", col.cost},
                      {"sides", std::move(sides)}});
   }
-  const nlohmann::json j = {{"unit", d.unit},
-                            {"labels", d.labels},
-                            {"noise", stats::noise_method_name(d.noise)},
-                            {"alpha", d.alpha},
-                            {"interval_level", 1 - d.interval_alpha},
-                            {"entry_exit", d.entry_exit},
-                            {"counting", d.counting},
-                            {"calls", std::move(calls)}};
-  out << j.dump(2) << "\n";
+  return {{"unit", d.unit},
+          {"labels", d.labels},
+          {"noise", stats::noise_method_name(d.noise)},
+          {"alpha", d.alpha},
+          {"interval_level", 1 - d.interval_alpha},
+          {"entry_exit", d.entry_exit},
+          {"counting", d.counting},
+          {"calls", std::move(calls)}};
+}
+
+void write_per_call_diff_json(std::ostream& out, const PerCallDiff& d) {
+  out << per_call_diff_json(d).dump(2) << "\n";
+}
+
+std::optional<PerCallDiff> per_call_diff_of(const DiffInput& in) {
+  std::vector<PerCallSide> sides;
+  for (size_t s = 0; s < in.sides.size(); ++s) {
+    PerCallSide side{in.sides[s].label, {}};
+    for (const DiffRun& run : in.sides[s].runs) {
+      if (!run.stacks || !run.syscalls) return std::nullopt;
+      const double seconds = run.summary ? static_cast<double>(run.summary->duration_ns) / 1e9 : 0;
+      side.runs.push_back(
+          per_call_profile(run.stacks, run.syscalls, run.run.event, seconds, run.source));
+    }
+    sides.push_back(std::move(side));
+  }
+  return per_call_diff(sides, in.options.alpha);
 }
 
 }  // namespace kprof

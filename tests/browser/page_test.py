@@ -145,6 +145,12 @@ class PageTest(unittest.TestCase):
         g = os.path.join(d, "g.html")
         kprof("report", deep, "--html", g)
         cls.pages["g"] = g
+        # (i) cost per system call, known by construction
+        pa, pb = os.path.join(d, "pc-base.kprof"), os.path.join(d, "pc-slow.kprof")
+        subprocess.run([ARGS.per_call_profiles, pa, pb], check=True, timeout=60)
+        i = os.path.join(d, "i.html")
+        kprof("diff", pa, pb, "--label", "generic", "--label", "rt", "--html", i)
+        cls.pages["i"] = i
         # (h) three kernels: the shipped two and this machine's
         h = os.path.join(d, "h.html")
         kprof("diff", os.path.join(ARGS.source, "samples/generic.kprof"),
@@ -368,6 +374,33 @@ class PageTest(unittest.TestCase):
             self.assertIn(want, card)
 
 
+    # ------------------------------------------------------------ (i)
+
+    def test_i_cost_per_call_and_what_accounts_for_it(self):
+        # Issue 25: the seed's table, each call's verdict, and bars per function.
+        self.open("i")
+        rows = self.browser.evaluate(
+            "[...document.querySelectorAll('#per-call-table tbody tr')].map(r => "
+            "[...r.children].map(c => c.textContent))")
+        self.assertEqual(rows, [["generic", "1000", "200", "50"], ["rt", "1300", "200", "50"]])
+        verdicts = self.browser.evaluate(
+            "Object.fromEntries([...document.querySelectorAll('#per-call-changes tbody tr')]"
+            ".map(r => [r.dataset.call, r.dataset.verdict]))")
+        self.assertEqual(verdicts, {"chdir": "changed", "newuname": "noise"})
+        split = self.browser.evaluate(
+            "[...document.querySelectorAll('.per-call-split')].map(b => ({call: b.dataset.call, "
+            "head: b.querySelector('h3').textContent, rows: [...b.querySelectorAll('.split-row')]"
+            ".map(r => [r.dataset.function, r.dataset.verdict, "
+            "r.querySelector('.bar').getBoundingClientRect().width])}))")
+        self.assertEqual(len(split), 1, split)
+        self.assertEqual(split[0]["call"], "chdir")
+        self.assertIn("+300.0 ns per call", split[0]["head"])
+        self.assertIn("accounted for: 100%", split[0]["head"])
+        first = split[0]["rows"][0]
+        self.assertEqual(first[:2], ["rt_spin_unlock", "changed"])
+        self.assertGreater(first[2], 20, "the largest change has a visible bar")
+        self.screenshot("per-call.png")
+
     # ------------------------------------------------------------ (h)
 
     def test_h_three_kernels_environment_a_column_each(self):
@@ -424,6 +457,7 @@ def main():
     p.add_argument("--deep-stacks", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--per-call-profiles", required=True)
     ARGS, rest = p.parse_known_args()
     if not os.access("/usr/bin/chromium", os.X_OK):
         print("SKIP: /usr/bin/chromium is not installed (scripts/install-deps.sh installs it)")
