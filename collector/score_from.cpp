@@ -9,7 +9,7 @@ namespace kprof::collector {
 namespace {
 
 // A line longer than this is matched in pieces of this size.
-constexpr size_t kMaxLine = 64 * 1024;
+constexpr size_t kMaxLine = size_t{64} * 1024;
 
 bool identifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;

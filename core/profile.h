@@ -14,10 +14,10 @@
 #include <string>
 
 #include "core/environment.h"
-#include "core/syscall_counts.h"
 #include "core/model.h"
 #include "core/profile_reader.h"
 #include "core/stacks.h"
+#include "core/syscall_counts.h"
 
 namespace kprof {
 

@@ -250,6 +250,7 @@ Counts call_counts(const PerCallSide& side, const std::string& call, const std::
 // BH over `changes` at alpha; sets q and changed; returns the FCR level.
 double select(std::vector<CallChange*>& changes, double alpha) {
   std::vector<double> p;
+  p.reserve(changes.size());
   for (CallChange* c : changes) p.push_back(c->change.p);
   const stats::Selection sel = stats::select_at_fdr(p, alpha);
   for (size_t i = 0; i < changes.size(); ++i) {

@@ -324,7 +324,7 @@ mkdir -p /tmp/out /tmp/run
 uname -r > /tmp/out/uname
 if [ @MODE@ = record ]; then
   cd /tmp/run
-  /bin/kprof record -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
+  /bin/kprof record -g --syscalls -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
     --iterations 20000 > /tmp/out/workload.txt 2> /tmp/out/record.log
   echo $? > /tmp/out/record.rc
   cd /

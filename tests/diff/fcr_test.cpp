@@ -76,8 +76,8 @@ TEST(DiffFcr, ShippedDemoDiffHasNoContradiction) {
   ASSERT_NE(kmem, nullptr);
   const DiffCompare& c = kmem->vs_base[1];
   EXPECT_EQ(c.within_noise, c.change.lo_pp < 0 && c.change.hi_pp > 0)
-      << "its verdict says what its interval says: [" << c.change.lo_pp << ", "
-      << c.change.hi_pp << "]";
+      << "its verdict says what its interval says: [" << c.change.lo_pp << ", " << c.change.hi_pp
+      << "]";
 }
 
 // The hot-cold program's design in code: per unit of work it costs hot 3 and
