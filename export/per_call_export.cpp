@@ -25,7 +25,7 @@ void write_per_call_csv(std::ostream& out, const PerCallProfile& p) {
     const double n = static_cast<double>(c.calls);
     write_csv_row(out,
                   {c.name, std::to_string(c.calls), p.seconds > 0 ? num(n / p.seconds) : "",
-                   std::to_string(c.samples), num(c.period / n), num(p.entry_exit_per_call()),
+                   std::to_string(c.samples), num(c.period / n), num(p.entry_exit_of(c)),
                    num(p.total_calls ? p.counting_period / static_cast<double>(p.total_calls) : 0),
                    p.unit, c.functions.empty() ? "" : c.functions[0].function});
   }

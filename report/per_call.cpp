@@ -31,6 +31,9 @@ bool counting_frame(std::string_view f) {
   return f == "perf_syscall_enter" || f == "perf_syscall_exit" || f == "perf_tp_event";
 }
 
+// Calls made fewer times are left out of the text tables (kept in CSV/JSON).
+constexpr uint64_t kMinCalls = 100;
+
 bool timer_event(const EventInfo& e) {
   return e.name == "cpu-clock" || e.name == "task-clock";
 }
@@ -51,6 +54,12 @@ std::string signed_cost(double v, const std::string& unit) {
 }
 
 }  // namespace
+
+double PerCallProfile::entry_exit_of(const CallCost& c) const {
+  const double shared =
+      total_calls ? shared_entry_exit_period / static_cast<double>(total_calls) : 0;
+  return (c.calls ? c.entry_exit_period / static_cast<double>(c.calls) : 0) + shared;
+}
 
 double PerCallProfile::entry_exit_per_call() const {
   return total_calls ? entry_exit_period / static_cast<double>(total_calls) : 0;
@@ -88,7 +97,20 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
   p.total_calls = counts->total();
   std::map<std::string, CallCost> calls;
   std::map<std::string, std::map<std::string, CallFunction>> functions;
-  for (const auto& [name, n] : counts->calls) calls[name] = {name, n, 0, 0, {}};
+  for (const auto& [name, n] : counts->calls) calls[name] = {name, n, 0, 0, {}, 0};
+  // The user-side caller (the first user frame: the libc wrapper that made
+  // the call), per stack in the path: whose calls its entry/exit work was.
+  std::map<std::string, std::set<std::string>> caller_calls;
+  std::vector<std::pair<std::string, double>> path_samples;  // (caller, period)
+  auto caller_of = [&](const Stack& s) -> std::string {
+    for (uint32_t id : s.frames) {
+      if (id < stacks->frames.size() && stacks->frames[id].mode == Mode::User) {
+        const Frame& f = stacks->frames[id];
+        return std::to_string(s.process) + "\n" + std::to_string(f.image) + "\n" + f.function;
+      }
+    }
+    return "";
+  };
   for (const Stack& s : stacks->stacks) {
     p.total_samples += s.samples;
     if (s.frames.empty() || s.frames[0] >= stacks->frames.size()) continue;
@@ -116,12 +138,30 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
       CallFunction& fn = functions[call][canonical_name(leaf.function)];
       fn.samples += s.samples;
       fn.period += period;
+      if (const std::string caller = caller_of(s); !caller.empty())
+        caller_calls[caller].insert(call);
     } else if (in_path || !call.empty()) {
       // A call not counted (made before counting began) or the path itself.
       p.entry_exit_samples += s.samples;
       p.entry_exit_period += period;
+      path_samples.emplace_back(caller_of(s), period);
     } else {
       p.other_kernel_samples += s.samples;
+    }
+  }
+  // Entry/exit work goes to the calls its user-side caller is seen making (a
+  // caller making several kinds, syscall(2): in proportion to their counts);
+  // a caller never seen inside a call leaves it in the pool shared evenly.
+  for (const auto& [caller, period] : path_samples) {
+    const auto it = caller_calls.find(caller);
+    if (caller.empty() || it == caller_calls.end()) {
+      p.shared_entry_exit_period += period;
+      continue;
+    }
+    double n = 0;
+    for (const std::string& call : it->second) n += static_cast<double>(calls[call].calls);
+    for (const std::string& call : it->second) {
+      calls[call].entry_exit_period += period * static_cast<double>(calls[call].calls) / n;
     }
   }
   for (auto& [name, c] : calls) {
@@ -155,7 +195,7 @@ void write_per_call(std::ostream& out, const PerCallProfile& p, size_t top) {
                {"top function under it"}});
   size_t shown = 0;
   for (const CallCost& c : p.calls) {
-    if (c.samples == 0 && c.calls < 1000) continue;  // a call made a few times, never sampled
+    if (c.calls < kMinCalls) continue;  // a call made a few times: one sample is its whole "cost"
     if (top && shown == top) break;
     ++shown;
     const double n = static_cast<double>(c.calls);
@@ -165,7 +205,7 @@ void write_per_call(std::ostream& out, const PerCallProfile& p, size_t top) {
     const double half = 1.96 * std::sqrt(static_cast<double>(c.samples)) * per_sample / n;
     t.add_row({c.name, format_count(c.calls), p.seconds > 0 ? format_fixed(n / p.seconds, 0) : "-",
                format_fixed(cost, 1), c.samples ? "±" + format_fixed(half, 1) : "-",
-               format_fixed(cost + p.entry_exit_per_call(), 1), format_count(c.samples),
+               format_fixed(cost + p.entry_exit_of(c), 1), format_count(c.samples),
                c.functions.empty() ? "-" : c.functions[0].function});
   }
   t.write(out);
@@ -175,7 +215,8 @@ void write_per_call(std::ostream& out, const PerCallProfile& p, size_t top) {
   out << "Samples: " << share(in_calls) << "% under a call's entry; " << share(p.entry_exit_samples)
       << "% in the system-call path outside any entry (entry/exit: "
       << format_fixed(p.entry_exit_per_call(), 1) << " " << p.unit
-      << " per call, shared over every call: the '+ entry/exit' column); "
+      << " per call on average; the '+ entry/exit' column charges it to the calls its user-side "
+         "caller made, else evenly); "
       << share(p.counting_samples) << "% in the counting's own tracepoint handlers (not charged); "
       << share(p.other_kernel_samples) << "% elsewhere in the kernel (interrupts, faults, kernel "
       << "threads); " << share(p.user_samples) << "% in user space\n";
@@ -367,13 +408,16 @@ PerCallDiff per_call_diff(const std::vector<PerCallSide>& sides, double alpha) {
 }
 
 void write_per_call_diff(std::ostream& out, const PerCallDiff& d, size_t columns) {
-  // The calls sampled on some side; the rest (made too few times or too
-  // quickly to be sampled) are counted in one line.
+  // The calls sampled on some side and made at least kMinCalls times on
+  // each (a call made once, sampled once, "costs" a whole sample period);
+  // the rest are counted in one line.
   std::vector<const CallColumn*> sampled;
   for (const CallColumn& col : d.calls) {
     bool tested = false;
     for (const CallChange& c : col.vs_base) tested |= c.tested;
-    if (tested) sampled.push_back(&col);
+    if (tested && *std::min_element(col.calls.begin(), col.calls.end()) >= kMinCalls) {
+      sampled.push_back(&col);
+    }
   }
   const size_t n = columns ? std::min(columns, sampled.size()) : sampled.size();
   out << "Cost per system call (" << d.unit << " per call under each call's kernel entry; "
@@ -424,8 +468,8 @@ void write_per_call_diff(std::ostream& out, const PerCallDiff& d, size_t columns
   t.write(out);
   if (sampled.size() < d.calls.size()) {
     out << d.calls.size() - sampled.size()
-        << " more calls made on every side were never sampled inside (too few or too quick to "
-           "judge; every one in --csv/--json)\n";
+        << " more calls made on every side were never sampled inside or made under " << kMinCalls
+        << " times on some side (too few to judge; every one in --csv/--json)\n";
   }
   for (size_t s = 1; s < d.labels.size(); ++s) {
     const double ee = d.entry_exit[s] - d.entry_exit[0];

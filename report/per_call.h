@@ -8,9 +8,12 @@
 // timer event (cpu-clock, task-clock), events (cycles) otherwise.
 //
 // Samples in the system-call path outside any call's entry (do_syscall_64's
-// own work, the return to user mode) are each call's entry and exit: shared
-// evenly over all calls counted ("entry/exit per call"), as every call pays
-// them. Samples in the counting's own tracepoint handlers (perf_syscall_enter,
+// own work, the return to user mode, with the task work a call left there:
+// close's final fput) are calls' entry and exit: charged to the calls whose
+// samples show the same user-side caller (the first user frame: the libc
+// wrapper, __close; syscall(2) making several kinds: in proportion to their
+// counts); where that caller was never seen inside a call, shared evenly
+// over all calls. Samples in the counting's own tracepoint handlers (perf_syscall_enter,
 // perf_tp_event under syscall_trace_enter) are the measurement's cost and
 // are kept apart, not charged to any call.
 //
@@ -51,6 +54,8 @@ struct CallCost {
   uint64_t samples = 0;                 // under its entry
   double period = 0;                    // their periods summed
   std::vector<CallFunction> functions;  // by period, heaviest first
+  // Entry/exit work charged to this call by its user-side caller.
+  double entry_exit_period = 0;
 };
 
 struct PerCallProfile {
@@ -68,7 +73,12 @@ struct PerCallProfile {
   // Kernel samples outside the system-call path (interrupts, faults, kernel
   // threads), and user samples: not system-call time.
   uint64_t other_kernel_samples = 0, user_samples = 0;
-  double entry_exit_per_call() const;  // entry_exit_period / total_calls
+  // Of it, the work whose user-side caller was never seen inside a call:
+  // shared evenly over every call.
+  double shared_entry_exit_period = 0;
+  double entry_exit_per_call() const;  // entry_exit_period / total_calls: the mean
+  // A call's entry/exit per call: its own by caller, plus the shared pool's.
+  double entry_exit_of(const CallCost& c) const;
 };
 
 // Throws kprof::Error (exit status 2) naming what is missing and how to

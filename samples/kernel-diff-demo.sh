@@ -422,4 +422,7 @@ done
 # --no-pager: the demo goes on after the diff (on a terminal kprof would page it).
 "$kprof_static" diff --no-pager --label generic --label rt "$out/generic.kprof" "$out/rt.kprof" \
   --html "$out/diff.html"
-say "the diff as a page (delta chart, sortable table, flame graph): $out/diff.html"
+say "cost per system call in each guest (kprof record -g --syscalls), and what changed it:"
+"$kprof_static" diff --no-pager --per-call --label generic --label rt "$out/generic.kprof" \
+  "$out/rt.kprof" --top 6
+say "the diff as a page (delta chart, sortable table, flame graph, cost per call): $out/diff.html"

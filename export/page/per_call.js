@@ -8,12 +8,14 @@
     const P = D.per_call;
     const s = section('sec-per-call', 'Cost per system call', 'per call');
     const unit = P.unit;
-    const sampled = P.calls.filter((c) => c.sides.some((x) => x && x.verdict !== 'untested'));
+    // As the text: sampled somewhere, made at least 100 times on every side.
+    const sampled = P.calls.filter((c) => c.sides.some((x) => x && x.verdict !== 'untested') &&
+      Math.min(...c.calls) >= 100);
     const shown = sampled.slice(0, 8);
     s.append(el('p', {className: 'note'}, unit + ' per call under each call\'s kernel entry; ' +
       'entry/exit: the system-call path outside any entry, per call of every kind. ' +
       (sampled.length < P.calls.length ? (P.calls.length - sampled.length) +
-        ' calls made on every side were never sampled inside.' : '')));
+        ' calls made on every side were never sampled inside or made under 100 times on some side.' : '')));
     const head = el('tr', null, el('th', null, 'kernel'));
     for (const c of shown) head.append(el('th', {className: 'num'}, c.name + '()'));
     head.append(el('th', {className: 'num'}, 'entry/exit'));

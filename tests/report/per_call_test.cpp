@@ -100,6 +100,35 @@ TEST(PerCall, ChargesEachSampleToItsCallAndSharesThePath) {
   EXPECT_NE(out.str().find("in the counting's own tracepoint handlers"), std::string::npos);
 }
 
+// close's final fput runs as task work on the way back to user space, in
+// the path outside __x64_sys_close: its user-side caller (__close) says
+// whose it is; syscall(2), making two kinds, splits by their counts.
+TEST(PerCall, EntryExitGoesToTheCallItsUserCallerMakes) {
+  auto path = [](std::vector<std::string> f, const std::string& caller) {
+    f.insert(f.end(), kEntry.begin(), kEntry.end());
+    f.push_back("u:" + caller);
+    return f;
+  };
+  const Stacks s = make_stacks({{path({"filp_close", "__x64_sys_close"}, "__close"), 100},
+                                {path({"__fput", "task_work_run"}, "__close"), 400},
+                                {path({"__x64_sys_getpid"}, "syscall"), 10},
+                                {path({"__x64_sys_getppid"}, "syscall"), 10},
+                                {path({}, "syscall"), 200}});
+  SyscallCounts c;
+  c.calls = {{"close", 1'000'000}, {"getpid", 500'000}, {"getppid", 500'000}};
+  const PerCallProfile p = per_call_profile(s, c, cpu_clock(), 1, "x");
+  std::map<std::string, const CallCost*> by;
+  for (const CallCost& cc : p.calls) by[cc.name] = &cc;
+  // close: its 400 ms of fput, 400 ns a call; syscall(2)'s 200 ms split
+  // over getpid and getppid by their counts: 200 ns a call each.
+  EXPECT_DOUBLE_EQ(by["close"]->entry_exit_period, 400e6);
+  EXPECT_DOUBLE_EQ(by["getpid"]->entry_exit_period, 100e6);
+  EXPECT_DOUBLE_EQ(p.shared_entry_exit_period, 0);
+  EXPECT_DOUBLE_EQ(p.entry_exit_of(*by["close"]), 400);
+  EXPECT_DOUBLE_EQ(p.entry_exit_of(*by["getpid"]), 200);
+  EXPECT_DOUBLE_EQ(p.entry_exit_per_call(), 600e6 / 2e6);
+}
+
 TEST(PerCall, MissingStacksOrCountsIsExitTwoWithTheFix) {
   try {
     per_call_profile(std::nullopt, counts(), cpu_clock(), 1, "flat.kprof");
