@@ -180,6 +180,9 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--top", opts.top, "rows in the text tables; 0 = all")
       ->check(whole_number(0))
       ->capture_default_str();
+  app.add_flag("--sort-overweight", opts.sort_overweight,
+               "with work scores: order the per-work table by overweight (how much more a "
+               "function grew than the whole workload did), largest first");
   app.add_option("--percent-limit", opts.percent_limit,
                  "hide rows under this share (in %) in every profile (text only)")
       ->capture_default_str();

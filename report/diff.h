@@ -83,8 +83,11 @@ struct DiffOptions {
   double alpha = 0.05;       // interval level (1 - alpha) and BH false discovery rate
   size_t name_width = 60;    // text tables: names cut with "…" beyond this
   bool color = false;        // text: terminal colours (Δ of changed rows, noise dimmed)
-  size_t line_width = 0;     // text tables fit in this many columns (a terminal's); 0: no limit
-  std::string view;          // what the rows are, for the page: "", "children", "callers FUNC"
+  // Text: the per-work table by overweight (how much more a row grew than
+  // the whole did), largest first, instead of changed rows and |change|.
+  bool sort_overweight = false;
+  size_t line_width = 0;  // text tables fit in this many columns (a terminal's); 0: no limit
+  std::string view;       // what the rows are, for the page: "", "children", "callers FUNC"
 };
 
 // What the rows are, for titles: "by function", or for a call-graph view

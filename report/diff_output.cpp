@@ -384,8 +384,10 @@ void write_work_account(std::ostream& out, const DiffResult& r) {
 
 void write_work(std::ostream& out, const DiffResult& r) {
   const DiffOptions& o = r.options;
-  out << "Events per unit of work (" << r.speedup_source
-      << " read as work per second; changed rows first, then by largest absolute change)\n";
+  out << "Events per unit of work (" << r.speedup_source << " read as work per second; "
+      << (o.sort_overweight ? "by overweight, largest first"
+                            : "changed rows first, then by largest absolute change")
+      << ")\n";
   for (size_t s = 1; s < r.labels.size(); ++s) {
     size_t tested = 0;
     for (const DiffRow& row : r.rows) tested += row.vs_base[s].work_tested;
@@ -411,10 +413,14 @@ void write_work(std::ostream& out, const DiffResult& r) {
   std::vector<Order> order;
   for (const DiffRow& row : r.rows) {
     if (!shown(row, o)) continue;
-    Order e{false, 0, &row};
+    Order e{false, o.sort_overweight ? -INFINITY : 0, &row};
     const double base = row.cells[0].events_per_work.value_or(0);
     for (size_t s = 1; s < row.cells.size(); ++s) {
       const DiffCompare& c = row.vs_base[s];
+      if (o.sort_overweight) {  // rows without one (one-sided) last
+        if (c.overweight_pct) e.change = std::max(e.change, *c.overweight_pct);
+        continue;
+      }
       e.changed |= r.noise[s] == NoiseMethod::RunVariance
                        ? c.work_tested && !c.work_within_noise
                        : r.noise[s] != NoiseMethod::None && !c.untested && !c.within_noise;

@@ -283,6 +283,24 @@ TEST(Diff, WorkChangeIsAccountedFor) {
       << text;
 }
 
+// Issue 25: overweight is a sort key of the per-work table.
+TEST(Diff, WorkTableSortsByOverweight) {
+  DiffRun a = make_run(
+      "a", {{"[kernel]", "big", Mode::Kernel, 10000}, {"[kernel]", "small", Mode::Kernel, 1000}});
+  DiffRun b = make_run(
+      "b", {{"[kernel]", "big", Mode::Kernel, 12000}, {"[kernel]", "small", Mode::Kernel, 2000}});
+  a.score = b.score = 100;
+  DiffInput in{{{"", {a}}, {"", {b}}}, {}, {}};
+  std::string text = text_of(diff_profiles(in));
+  const std::string work = text.substr(text.find("Events per unit of work"));
+  EXPECT_LT(work.find(" big "), work.find(" small ")) << "largest change first\n" << work;
+  in.options.sort_overweight = true;
+  text = text_of(diff_profiles(in));
+  const std::string by = text.substr(text.find("Events per unit of work"));
+  EXPECT_NE(by.find("by overweight, largest first"), std::string::npos) << by;
+  EXPECT_LT(by.find(" small "), by.find(" big ")) << "small doubled: the most overweight\n" << by;
+}
+
 TEST(Diff, NeedsTwoSides) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
   EXPECT_THROW(diff_profiles({{{"", {a}}}}), Error);
