@@ -539,6 +539,7 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.slice_dispersion[s] = levels.dispersion;
   }
   mark_irq_skid(in.sides, out);
+  out.moves = find_cost_moves(in.sides, out);
   for (DiffRow& row : out.rows) {
     if (out.options.by == DiffBy::Function && row.image == "[kernel]") {
       row.config_option = owning_option(out.environment, row.name);

@@ -38,6 +38,7 @@
 #include "core/model.h"
 #include "core/profile.h"
 #include "core/stacks.h"
+#include "report/cost_moves.h"
 #include "report/environment_diff.h"
 #include "stats/change.h"
 #include "stats/dispersion.h"
@@ -239,6 +240,7 @@ struct DiffResult {
   bool work_in_ns = false;      // every run sampled a timer (cpu-clock): events are ns of CPU
   std::vector<DiffRow> rows;    // every row, by max |delta| then share
   EnvironmentDiff environment;  // what differs besides the workload (first run of each side)
+  std::vector<CostMove> moves;  // -g: a drop and a rise under one caller that cancel (cost_moves.h)
 };
 
 // The labels diff_profiles() will use: each side's label, else its first

@@ -516,6 +516,14 @@ void write_diff_text(std::ostream& out, const DiffResult& r) {
   out << "\n";
   std::vector<const DiffRow*> rows;
   write_matched(out, r, rows);
+  if (!r.moves.empty()) {
+    out << "\nCost moves (a drop and a rise that cancel within noise, under one caller: likely "
+           "inlined, split or renamed between builds, not a change of cost)\n";
+    for (const CostMove& m : r.moves) {
+      out << "  " << r.labels[m.side] << ": " << m.from << " " << signed_pp(m.from_pp) << " pp → "
+          << m.to << " " << signed_pp(m.to_pp) << " pp, both called by " << m.caller << "\n";
+    }
+  }
   if (r.has_work) {
     out << "\n";
     write_work(out, r);

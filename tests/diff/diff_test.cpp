@@ -301,6 +301,39 @@ TEST(Diff, WorkTableSortsByOverweight) {
   EXPECT_LT(by.find(" small "), by.find(" big ")) << "small doubled: the most overweight\n" << by;
 }
 
+// Issue 25: a function renamed between builds (its cost moved, not changed)
+// is one pair under its caller, not two findings.
+TEST(Diff, CostMovesUnderOneCallerArePaired) {
+  auto run = [](const std::string& release, const std::string& helper) {
+    DiffRun r = make_run(
+        release, {{"/bin/app", helper, Mode::User, 1000}, {"/bin/app", "other", Mode::User, 1000}});
+    Stacks st;
+    st.images = {{"/bin/app", ""}};
+    st.processes = {{1, "app"}};
+    st.frames = {{0, helper, Mode::User},
+                 {0, "work", Mode::User},
+                 {0, "other", Mode::User},
+                 {0, "main", Mode::User}};
+    st.stacks = {{0, {0, 1, 3}, 1000, 1000}, {0, {2, 3}, 1000, 1000}};
+    r.stacks = st;
+    return r;
+  };
+  const DiffResult r =
+      diff_profiles({{{"", {run("a", "old_helper")}}, {"", {run("b", "new_helper")}}}});
+  ASSERT_EQ(r.moves.size(), 1u);
+  EXPECT_EQ(r.moves[0].from, "old_helper");
+  EXPECT_EQ(r.moves[0].to, "new_helper");
+  EXPECT_EQ(r.moves[0].caller, "work");
+  EXPECT_NE(text_of(r).find("b: old_helper -50.0000 pp → new_helper +50.0000 pp, both called by "
+                            "work"),
+            std::string::npos)
+      << text_of(r);
+  // Different callers: two findings, no pair.
+  DiffRun c = run("c", "new_helper");
+  c.stacks->frames[1].function = "elsewhere";
+  EXPECT_TRUE(diff_profiles({{{"", {run("a", "old_helper")}}, {"", {c}}}}).moves.empty());
+}
+
 TEST(Diff, NeedsTwoSides) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10}});
   EXPECT_THROW(diff_profiles({{{"", {a}}}}), Error);
