@@ -3,6 +3,8 @@
 # measurement of the same run, and what counting the calls costs.
 #
 #   bench/per_call.sh [RUNS=5] [SECONDS=4]
+#   bench/per_call.sh --demo DIR   agreement in the demo's guests (DIR: the
+#                                  demo's --out, recorded with -g --syscalls)
 #
 # 1. Agreement: RUNS recordings of samples/syscalls (`kprof record -g
 #    --syscalls`, FREQ Hz); per call, kprof's ns per call (under the call's
@@ -14,6 +16,16 @@
 #    'syscalls:sys_enter_*'`, RUNS each, interleaved; medians and the added %.
 source "$(dirname "$0")/lib.sh"
 set -euo pipefail
+if [[ ${1:-} == --demo ]]; then
+  find_kprof
+  d=${2:?--demo DIR}
+  for l in generic rt; do
+    "$KPROF" report --per-call "$d/$l.kprof" --csv "$d/$l.per-call.csv" >/dev/null
+    echo "# $l guest"
+    python3 "$BENCH_DIR/per_call_agreement.py" "$d/$l/workload.txt" "$d/$l.per-call.csv"
+  done
+  exit 0
+fi
 RUNS=${1:-5}
 SECS=${2:-4}
 find_kprof
@@ -30,29 +42,9 @@ for r in $(seq "$RUNS"); do
     --iterations 20000 >"$W/r$r.own" 2>/dev/null
   "$KPROF" report --per-call "$W/r$r.kprof" --csv "$W/r$r.csv" >/dev/null
 done
-python3 - "$W" "$RUNS" <<'PY'
-import csv, statistics, sys
-w, runs = sys.argv[1], int(sys.argv[2])
-pairs = {"gettimeofday(SYS)": ["gettimeofday"], "uname()": ["newuname"], "chdir()": ["chdir"],
-         "open()+close()": ["openat", "close"], "getpid(SYS)": ["getpid"]}
-ratios = {k: [] for k in pairs}
-for r in range(1, runs + 1):
-    lines = open(f"{w}/r{r}.own").read().split("\n")
-    head = lines[0].split("\t")[1:]
-    ns = [float(x) for x in lines[2].split("\t")[1:]]
-    own = dict(zip(head, ns))
-    rows = {row["system_call"]: row for row in csv.DictReader(open(f"{w}/r{r}.csv"))}
-    for name, calls in pairs.items():
-        k = 0.0
-        for c in calls:
-            row = rows[c]
-            k += float(row["cost_per_call"]) + float(row["entry_exit_per_call"]) + float(row["counting_per_call"])
-        ratios[name].append(k / own[name])
-        print(f"run {r} {name:18s} workload {own[name]:8.1f} ns  kprof {k:8.1f} ns  ratio {k / own[name]:.3f}")
-print("median kprof/workload ratio per call (goal: within 0.85..1.15):")
-for name, v in ratios.items():
-    print(f"  {name:18s} {statistics.median(v):.3f}  (runs: {' '.join(f'{x:.2f}' for x in v)})")
-PY
+pairs=()
+for r in $(seq "$RUNS"); do pairs+=("$W/r$r.own" "$W/r$r.csv"); done
+python3 "$BENCH_DIR/per_call_agreement.py" "${pairs[@]}"
 
 echo
 echo "# cost of counting: the workload's own ns per call, $RUNS runs each, interleaved"
@@ -75,5 +67,14 @@ print(f"{'call':18s} {'alone ns':>9s} {'kprof':>9s} {'added':>7s} {'perf':>9s} {
 for n, a, k, p in zip(names, alone, kp, pf):
     print(f"{n:18s} {a:9.1f} {k:9.1f} {100 * (k - a) / a:+6.1f}% {p:9.1f} {100 * (p - a) / a:+6.1f}%")
 PY
+
+echo
+echo "# leaving: kprof record --syscalls -F 1 -- true against perf stat -e 'syscalls:sys_enter_*' true (s, 3 each)"
+for r in 1 2 3; do
+  /usr/bin/time -f %e -a -o "$W/exit-kprof.txt" "$KPROF" record --syscalls -F 1 -o "$W/t.kprof" -- true \
+    >/dev/null 2>&1
+  /usr/bin/time -f %e -a -o "$W/exit-perf.txt" perf stat -e 'syscalls:sys_enter_*' -o /dev/null true
+done
+echo "kprof median $(median $(cat "$W/exit-kprof.txt")) s; perf stat median $(median $(cat "$W/exit-perf.txt")) s"
 } | tee "$RESULT"
 echo "results: $RESULT" >&2

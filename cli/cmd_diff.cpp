@@ -119,17 +119,7 @@ int diff_per_call(const DiffInput& in, const std::string& csv_path, const std::s
   if (csv_path == "-" && json_path == "-") {
     throw Error("only one of --csv and --json can be '-' (stdout)", 2);
   }
-  std::vector<PerCallSide> sides;
-  for (const DiffSide& side : in.sides) {
-    PerCallSide s{side.label, {}};
-    for (const DiffRun& run : side.runs) {
-      const double seconds = run.summary ? static_cast<double>(run.summary->duration_ns) / 1e9 : 0;
-      s.runs.push_back(
-          per_call_profile(run.stacks, run.syscalls, run.run.event, seconds, run.source));
-    }
-    sides.push_back(std::move(s));
-  }
-  const PerCallDiff d = per_call_diff(sides, in.options.alpha);
+  const PerCallDiff d = per_call_diff(per_call_sides(in), in.options.alpha);
   for (const auto& [path, json] : {std::pair{csv_path, false}, std::pair{json_path, true}}) {
     if (path.empty()) continue;
     Output out = open_output(path);

@@ -150,8 +150,9 @@ void write_page(std::ostream& out, const json& data) {
 void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r,
                      const FlameDiff& flame) {
   Strings str;
-  std::optional<PerCallDiff> per_call = per_call_diff_of(in);  // -g --syscalls on every run
-  if (per_call) per_call->labels = r.labels;
+  std::optional<PerCallDiff> per_call;  // when every run was recorded with -g --syscalls
+  if (per_call_recorded(in))
+    per_call = per_call_diff(per_call_sides(in, r.labels), in.options.alpha);
   json sides = json::array();
   for (size_t s = 0; s < r.labels.size(); ++s) {
     const DiffRun& first = in.sides[s].runs[0];

@@ -109,19 +109,4 @@ void write_per_call_diff_json(std::ostream& out, const PerCallDiff& d) {
   out << per_call_diff_json(d).dump(2) << "\n";
 }
 
-std::optional<PerCallDiff> per_call_diff_of(const DiffInput& in) {
-  std::vector<PerCallSide> sides;
-  for (size_t s = 0; s < in.sides.size(); ++s) {
-    PerCallSide side{in.sides[s].label, {}};
-    for (const DiffRun& run : in.sides[s].runs) {
-      if (!run.stacks || !run.syscalls) return std::nullopt;
-      const double seconds = run.summary ? static_cast<double>(run.summary->duration_ns) / 1e9 : 0;
-      side.runs.push_back(
-          per_call_profile(run.stacks, run.syscalls, run.run.event, seconds, run.source));
-    }
-    sides.push_back(std::move(side));
-  }
-  return per_call_diff(sides, in.options.alpha);
-}
-
 }  // namespace kprof

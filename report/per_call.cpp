@@ -303,6 +303,30 @@ double select(std::vector<CallChange*>& changes, double alpha) {
 
 }  // namespace
 
+std::vector<PerCallSide> per_call_sides(const DiffInput& in,
+                                        const std::vector<std::string>& labels) {
+  std::vector<PerCallSide> sides;
+  for (size_t s = 0; s < in.sides.size(); ++s) {
+    PerCallSide side{s < labels.size() ? labels[s] : in.sides[s].label, {}};
+    for (const DiffRun& run : in.sides[s].runs) {
+      const double seconds = run.summary ? static_cast<double>(run.summary->duration_ns) / 1e9 : 0;
+      side.runs.push_back(
+          per_call_profile(run.stacks, run.syscalls, run.run.event, seconds, run.source));
+    }
+    sides.push_back(std::move(side));
+  }
+  return sides;
+}
+
+bool per_call_recorded(const DiffInput& in) {
+  for (const DiffSide& side : in.sides) {
+    for (const DiffRun& run : side.runs) {
+      if (!run.stacks || !run.syscalls) return false;
+    }
+  }
+  return true;
+}
+
 PerCallDiff per_call_diff(const std::vector<PerCallSide>& sides, double alpha) {
   PerCallDiff d;
   d.alpha = alpha;

@@ -36,6 +36,7 @@
 #include "core/model.h"
 #include "core/stacks.h"
 #include "core/syscall_counts.h"
+#include "report/diff.h"
 #include "stats/change.h"
 
 namespace kprof {
@@ -136,6 +137,14 @@ struct PerCallDiff {
 };
 
 PerCallDiff per_call_diff(const std::vector<PerCallSide>& sides, double alpha);
+
+// The diff's sides as per-call sides, labelled `labels` (else each side's
+// label), per_call_profile of every run: throws (exit 2) naming a run
+// without stacks or counts.
+std::vector<PerCallSide> per_call_sides(const DiffInput& in,
+                                        const std::vector<std::string>& labels = {});
+// Whether every run of every side has stacks and system-call counts.
+bool per_call_recorded(const DiffInput& in);
 
 // The seed's table (a row per side, a column per call, `columns` calls at
 // most), then each call's change with its interval and verdict, then per

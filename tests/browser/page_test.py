@@ -18,6 +18,7 @@ Screenshots of (a) and (b) are written to --out and checked to be non-blank.
 Exit status 77 (ctest: skipped) when chromium or python3-websocket is missing.
 """
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -400,6 +401,31 @@ class PageTest(unittest.TestCase):
         self.assertEqual(first[:2], ["rt_spin_unlock", "changed"])
         self.assertGreater(first[2], 20, "the largest change has a visible bar")
         self.screenshot("per-call.png")
+
+    def test_i_per_call_and_env_csv_read_by_pythons_csv(self):
+        # The CSVs other tools read, through Python's own csv module.
+        pa, pb = os.path.join(self.dir, "pc-base.kprof"), os.path.join(self.dir, "pc-slow.kprof")
+        out = os.path.join(self.dir, "per-call.csv")
+        kprof("diff", "--per-call", pa, pb, "--label", "generic", "--label", "rt", "--csv", out)
+        with open(out, newline="") as f:
+            rows = list(csv.DictReader(f))
+        chdir = [r for r in rows if r["system_call"] == "chdir" and r["function"] == ""]
+        self.assertEqual(len(chdir), 1, rows)
+        self.assertEqual(chdir[0]["verdict"], "changed")
+        self.assertAlmostEqual(float(chdir[0]["delta"]), 300, places=3)
+        self.assertEqual(chdir[0]["unit"], "ns")
+        spin = [r for r in rows if r["system_call"] == "chdir" and r["function"] == "rt_spin_unlock"]
+        self.assertEqual(spin[0]["verdict"], "changed")
+        env = os.path.join(self.dir, "env.csv")
+        kprof("diff", os.path.join(ARGS.source, "samples/generic.kprof"),
+              os.path.join(ARGS.source, "samples/rt.kprof"), "--label", "generic", "--label", "rt",
+              "--env-csv", env)
+        with open(env, newline="") as f:
+            erows = list(csv.DictReader(f))
+        self.assertEqual(list(erows[0].keys()), ["kind", "name", "generic", "rt", "cost"])
+        rt = [r for r in erows if r["kind"] == "option" and r["name"] == "PREEMPT_RT"]
+        self.assertEqual((rt[0]["generic"], rt[0]["rt"]), ("-", "y"))
+        self.assertIn("rt_mutex", rt[0]["cost"])
 
     # ------------------------------------------------------------ (h)
 
