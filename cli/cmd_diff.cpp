@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "report/detect.h"
 #include "report/diff.h"
 #include "report/flame.h"
+#include "report/off_cpu.h"
 #include "report/per_call.h"
 
 namespace kprof::cli {
@@ -207,6 +209,12 @@ int cmd_diff(int argc, char** argv) {
                "change and the functions under each changed call (needs kprof record -g "
                "--syscalls); --csv/--json write these rows");
 
+  bool off_cpu = false;
+  app.add_flag("--off-cpu", off_cpu,
+               "compare time off CPU (blocked, waiting on the run queue) per function and stack, "
+               "with the same statistics (needs kprof record --off-cpu); with --children, "
+               "--callers, --csv, --json, --html, --folded");
+
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i)
     args.emplace_back(std::string(argv[i]) == "--" ? kSeparator : argv[i]);
@@ -227,9 +235,14 @@ int cmd_diff(int argc, char** argv) {
     throw Error("got " + std::to_string(labels.size()) + " --label for " +
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
+  // Each run's off-CPU time, for the default diff's short section.
+  std::vector<std::pair<std::string, std::optional<OffCpu>>> off_cpu_runs;
   for (DiffSide& side : in.sides) {
     for (DiffRun& run : side.runs) {
-      run = diff_run_of(load_input(run.source, input), in.warnings, view);
+      Profile p = load_input(run.source, input);
+      off_cpu_runs.emplace_back(run.source, p.off_cpu);
+      if (off_cpu) p = off_cpu_profile(std::move(p), run.source);
+      run = diff_run_of(std::move(p), in.warnings, view);
     }
   }
   for (size_t i = 0; i < labels.size(); ++i) in.sides[i].label = labels[i];
@@ -279,6 +292,13 @@ int cmd_diff(int argc, char** argv) {
   if (on_stdout == 0) {
     write_diff_text(std::cout, result);
     std::cout << "\n";
+    const bool all_off_cpu = std::all_of(off_cpu_runs.begin(), off_cpu_runs.end(),
+                                         [](const auto& r) { return r.second.has_value(); });
+    if (!off_cpu && all_off_cpu) {
+      std::vector<OffCpuSide> sides;
+      for (const auto& [source, o] : off_cpu_runs) sides.push_back({source, &*o});
+      write_off_cpu_comparison(std::cout, sides);
+    }
     write_detectability(std::cout, detectability(in, result));
     std::cout.flush();
     if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/profile.h"
 #include "export/export.h"
+#include "report/off_cpu.h"
 #include "report/summary.h"
 
 namespace kprof::cli {
@@ -58,11 +59,16 @@ int cmd_export(int argc, char** argv) {
                  "FILE with .kprof replaced by .pb.gz; pprof never goes to a terminal)");
   app.add_flag("--pid", folded.pid,
                "folded: one process frame per process (comm-pid), not per program name (comm)");
+  bool off_cpu = false;
+  app.add_flag("--off-cpu", off_cpu,
+               "the stacks of time off CPU (kprof record --off-cpu), under [blocked] and [run "
+               "queue], each sample one sampling period");
   if (auto code = parse_args(app, argc, argv)) return *code;
   const ExportFormat fmt = parse_export_format(format);
   if (out.empty()) out = fmt == ExportFormat::Pprof ? default_pprof_path(file) : "-";
 
   Profile profile = load_input(file, input);
+  if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   require_recovered_samples(profile, hist);
   if (out != "-" && same_file(out, file))

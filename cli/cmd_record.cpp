@@ -22,6 +22,7 @@
 #include "collector/workload.h"
 #include "core/aggregate.h"
 #include "core/error.h"
+#include "core/off_cpu_builder.h"
 #include "core/profile_writer.h"
 #include "perfabi/load.h"
 #include "symbolizer/finish.h"
@@ -66,6 +67,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--syscalls", a.rec.syscalls,
                "count every system call the recorded work makes (tracepoints; adds ~150-200 ns "
                "a call: bench/syscall_counts.sh), for kprof report/diff --per-call");
+  app.add_flag("--off-cpu", a.rec.off_cpu,
+               "also record every context switch of the recorded work (and wakeups, as root): "
+               "time blocked and waiting to run, per stack, for kprof report/diff --off-cpu");
   app.add_option("--kernel-config", a.kernel_config,
                  "the running kernel's .config, recorded with the machine's other facts (default: "
                  "/proc/config.gz, else /boot/config-RELEASE)");
@@ -202,6 +206,21 @@ void report_end(const Summary& s, const std::string& path, uint64_t bytes, uint6
   }
 }
 
+// The closing line of --off-cpu: switches, and the time on and off CPU.
+void report_off_cpu_end(const OffCpu& o) {
+  std::fprintf(stderr,
+               "[ kprof record: off-CPU: %llu switches, %zu threads: on-CPU %.1f ms, blocked %.1f "
+               "ms, run queue %.1f ms ]\n",
+               static_cast<unsigned long long>(o.switches), o.threads.size(), o.on_ns() / 1e6,
+               o.blocked_ns() / 1e6, o.runq_ns() / 1e6);
+  if (o.lost != 0) {
+    std::fprintf(stderr,
+                 "kprof: %llu records were lost: some off-CPU intervals are missing (a larger "
+                 "--mmap-pages)\n",
+                 static_cast<unsigned long long>(o.lost));
+  }
+}
+
 }  // namespace
 
 int cmd_record(int argc, char** argv) {
@@ -251,13 +270,27 @@ int cmd_record(int argc, char** argv) {
     throw;
   }
   // The perf records, decoded now that the events are off (perfabi/spool.h).
+  const uint32_t self = a.rec.system_wide ? static_cast<uint32_t>(::getpid()) : 0;
   AddressAggregator agg(a.rec.callchains);
-  if (a.rec.system_wide) agg.leave_out(static_cast<uint32_t>(::getpid()));  // RunInfo::recorder_pid
+  agg.leave_out(self);  // RunInfo::recorder_pid
+  OffCpuBuilder off_cpu(self);
+  TeeSink both(agg, off_cpu);
+  const bool with_off_cpu = !rec.off_cpu_source().empty();
   uint64_t undecoded = 0;  // records the kernel wrote that do not parse
-  perfabi::load_profile(a.output, {.records = &agg}, &undecoded);
+  const Profile recorded = perfabi::load_profile(
+      a.output, {.records = with_off_cpu ? static_cast<RecordSink*>(&both) : &agg}, &undecoded);
   // Named while the binaries surely exist, on this boot (symbolizer/finish.h).
+  FinishOptions finish{.this_boot = true};
+  OffCpuCounts off_counts;
+  if (with_off_cpu) {
+    off_counts = std::move(off_cpu).finish();
+    finish.off_cpu = &off_counts;
+    finish.off_cpu_tick_ns = off_cpu_tick_ns(recorded.run.event);
+    finish.sampled_is_ns = is_clock_event(recorded.run.event);
+    finish.off_cpu_source = rec.off_cpu_source();
+  }
   const FinishedProfile done =
-      finish_profile(std::move(writer), agg.counts(), kernel_snapshot(rec), {.this_boot = true});
+      finish_profile(std::move(writer), agg.counts(), kernel_snapshot(rec), finish);
   for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
   if (agg.counts().left_out != 0) {
     std::fprintf(stderr,
@@ -265,6 +298,7 @@ int cmd_record(int argc, char** argv) {
                  static_cast<unsigned long long>(agg.counts().left_out));
   }
   report_end(summary, a.output, done.bytes, rec.damaged_records() + undecoded);
+  if (done.off_cpu) report_off_cpu_end(*done.off_cpu);
   return summary.exit.shell_code();
 }
 

@@ -16,6 +16,7 @@
 #include "export/html.h"
 #include "export/tables.h"
 #include "report/callgraph.h"
+#include "report/off_cpu.h"
 #include "report/per_call.h"
 #include "report/report.h"
 #include "report/summary.h"
@@ -96,6 +97,13 @@ int cmd_report(int argc, char** argv) {
       "--per-call", per_call,
       "profiles recorded with -g --syscalls: per system call, its calls, calls/s and CPU time "
       "per call under its kernel entry");
+  bool off_cpu = false;
+  auto* off_cpu_opt = app.add_flag(
+      "--off-cpu", off_cpu,
+      "profiles recorded with --off-cpu: time off CPU (blocked, waiting on the run queue) per "
+      "function and stack, in samples of the sampling period, with each thread's on-CPU + "
+      "blocked + run queue = wall time; with --children, --callers, --callees, --csv, --html");
+  off_cpu_opt->excludes(per_call_opt);
   callers_opt->excludes(callees_opt);
   children_opt->excludes(callers_opt)->excludes(callees_opt);
   per_call_opt->excludes(children_opt)->excludes(callers_opt)->excludes(callees_opt);
@@ -106,7 +114,13 @@ int cmd_report(int argc, char** argv) {
   opts.header = !no_header;
 
   Profile profile = load_input(file, input);
+  if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
+  // The off-CPU header: what a sample is, and each thread's time on one scale.
+  auto write_header = [&](std::ostream& out) {
+    write_report_header(out, profile, hist, opts.color);
+    if (off_cpu) write_off_cpu_summary(out, *profile.off_cpu, opts.top == 0 ? 0 : 10);
+  };
   require_recovered_samples(profile, hist);
   const bool by_callers = callers_opt->count() > 0, by_callees = callees_opt->count() > 0;
   const bool graph = children || by_callers || by_callees;
@@ -138,7 +152,12 @@ int cmd_report(int argc, char** argv) {
     if (!csv.empty()) {
       write_csv_file(csv, [&](std::ostream& o) { write_report_csv(o, hist.histogram, opts.sort); });
     }
-    if (csv != "-") write_report(std::cout, profile, hist, opts);
+    if (csv != "-") {
+      if (opts.header) write_header(std::cout);
+      ReportOptions table = opts;
+      table.header = false;
+      write_report(std::cout, profile, hist, table);
+    }
   } else {
     if (!hist.stacks) {
       throw Error(profile.run.event.callchains
@@ -153,7 +172,7 @@ int cmd_report(int argc, char** argv) {
       if (!csv.empty())
         write_csv_file(csv, [&](std::ostream& o) { write_children_csv(o, stacks); });
       if (csv != "-") {
-        if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
+        if (opts.header) write_header(std::cout);
         write_children_table(std::cout, stacks, opts);
       }
     } else {
@@ -161,7 +180,7 @@ int cmd_report(int argc, char** argv) {
                                  : call_tree(stacks, callers, CallDirection::Callers, depth, file);
       if (!csv.empty()) write_csv_file(csv, [&](std::ostream& o) { write_call_tree_csv(o, tree); });
       if (csv != "-") {
-        if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
+        if (opts.header) write_header(std::cout);
         write_call_tree(std::cout, tree, opts);
       }
     }

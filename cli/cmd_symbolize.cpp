@@ -36,8 +36,10 @@ int cmd_symbolize(int argc, char** argv) {
   app.add_option("FILE", file, "profile to symbolize in place")->capture_default_str();
   if (auto code = parse_args(app, argc, argv)) return *code;
 
-  // One read: the records are counted by address as they go by.
-  Profile loaded = perfabi::load_profile(file, {.count_records = true});
+  // One read: the records are counted by address as they go by (and, for a
+  // --off-cpu recording cut short, its context switches followed).
+  OffCpuBuilder off_cpu;
+  Profile loaded = perfabi::load_profile(file, {.records = &off_cpu, .count_records = true});
   // A file cut short before its kernel symbols were written: this boot's
   // cached snapshot names them (importer/import.h: with_boot_kallsyms), and
   // the file then keeps the lines it needs.
@@ -65,11 +67,21 @@ int cmd_symbolize(int argc, char** argv) {
   // /proc/kcore holds the kernel text that ran there, for the skid marks (a
   // module unloaded and loaded again since is not told apart).
   const std::string boot = collector::current_boot_id();
+  FinishOptions finish{.this_boot = !boot.empty() && profile.run.boot_id == boot,
+                       .previous = profile.histogram ? &*profile.histogram : nullptr};
+  // A finished file's records no longer hold the switches: its OffCpu chunk stays.
+  OffCpuCounts off_counts;
+  if (off_cpu.any()) {
+    off_counts = std::move(off_cpu).finish();
+    finish.off_cpu = &off_counts;
+    finish.off_cpu_tick_ns = off_cpu_tick_ns(profile.run.event);
+    finish.sampled_is_ns = is_clock_event(profile.run.event);
+    finish.off_cpu_source = "context switches (read again by kprof symbolize)";
+  }
   const FinishedProfile done = finish_profile(
       ProfileWriter::append(file), counts,
       {.kallsyms = profile.kallsyms, .modules = profile.modules, .in_file = !from_boot_cache},
-      {.this_boot = !boot.empty() && profile.run.boot_id == boot,
-       .previous = profile.histogram ? &*profile.histogram : nullptr});
+      finish);
   for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
   if (done.kernel_addresses_hidden) {
     std::fprintf(stderr,

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "collector/procfs.h"
 #include "core/error.h"
@@ -22,7 +23,7 @@ struct AttrChoice {
   bool build_id = true;
 };
 
-perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inherit) {
+perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inherit, bool raw) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
@@ -32,6 +33,13 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
   attr.config2 = c.event.config2;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                      PERF_SAMPLE_PERIOD | (req.callchains ? PERF_SAMPLE_CALLCHAIN : 0);
+  if (req.off_cpu) {
+    // One layout for every event of a ring: the switch samples carry their
+    // stack, so this event's samples have an (empty, without -g) chain too.
+    attr.sample_type |=
+        PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | (raw ? PERF_SAMPLE_RAW : 0);
+    if (!req.callchains) attr.exclude_callchain_kernel = attr.exclude_callchain_user = 1;
+  }
   if (req.period != 0) {
     attr.sample_period = req.period;
   } else {
@@ -72,11 +80,11 @@ struct Failure {
 
 // Opens one event per (cpu, pid); on the first failure closes all and says where.
 Failure open_all(const EventRequest& req, const AttrChoice& c, const std::vector<int>& cpus,
-                 std::vector<Fd>& fds) {
+                 bool raw, std::vector<Fd>& fds) {
   fds.clear();
   for (int cpu : cpus) {
     for (pid_t pid : req.pids) {
-      perf_event_attr attr = make_attr(req, c, pid != -1);
+      perf_event_attr attr = make_attr(req, c, pid != -1, raw);
       int err = 0;
       Fd fd = open_perf_event(attr, pid, cpu, -1, &err);
       if (err != 0) {
@@ -130,8 +138,18 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   const std::vector<int> cpus = online_cpu_list();
   AttrChoice c{req.event, req.event.exclude_kernel};
   EventSet set;
+  std::optional<WakeupTracepoint> wakeup;
+  if (req.off_cpu) {
+    std::string why;
+    wakeup = find_wakeup_tracepoint(&why);
+    if (!wakeup) {
+      notice(notices, "off-CPU without wakeups (" + why +
+                          "): a blocked thread's wait after its wakeup counts as blocked");
+    }
+  }
+  const bool raw = wakeup.has_value();
   for (int attempt = 0;; ++attempt) {
-    Failure f = open_all(req, c, cpus, set.fds_);
+    Failure f = open_all(req, c, cpus, raw, set.fds_);
     if (f.err == 0) break;
     if (attempt >= 4) fail(req, c, f);
     if (f.err == EINVAL && c.build_id) {
@@ -161,9 +179,10 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   const size_t per_cpu = req.pids.size();
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const bool chosen = req.mmap_pages == 0;
-  set.ring_pages_ = chosen ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains,
-                                             static_cast<unsigned>(set.fds_.size() / per_cpu), page)
-                           : req.mmap_pages;
+  set.ring_pages_ = chosen
+                        ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains || req.off_cpu,
+                                          static_cast<unsigned>(set.fds_.size() / per_cpu), page)
+                        : req.mmap_pages;
   const size_t wanted = set.ring_pages_;
   for (size_t i = 0; i < set.fds_.size(); ++i) {
     if (i % per_cpu == 0) {
@@ -187,8 +206,26 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
                         "using " + std::to_string(set.ring_pages_) +
                         " (raise kernel.perf_event_mlock_kb or run as root for bursts to fit)");
   }
-  perf_event_attr attr = make_attr(req, c, false);
+  perf_event_attr attr = make_attr(req, c, req.pids.front() != -1, raw);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
+  if (req.off_cpu) {
+    attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
+    const size_t before = notices->size();
+    OffCpuEvents off = open_off_cpu_events(attr, req.pids, cpus, wakeup, notices);
+    for (size_t i = before; i < notices->size(); ++i) {
+      std::fprintf(stderr, "kprof: %s\n", (*notices)[i].c_str());
+    }
+    for (size_t i = 0; i < off.fds.size(); ++i) {
+      if (::ioctl(off.fds[i].get(), PERF_EVENT_IOC_SET_OUTPUT, set.rings_[off.ring[i]].fd()) != 0) {
+        throw Error(
+            errno_message("cannot share a perf ring buffer with the off-CPU events", errno));
+      }
+      set.fds_.push_back(std::move(off.fds[i]));
+    }
+    set.layout_.kinds = std::move(off.kinds);
+    set.layout_.wakee_offset = off.wakee_offset;
+    set.off_cpu_source_ = off.source;
+  }
   info->requested =
       display_name(req);  // the default is stored by name, so reports say what was asked for
   info->name = c.event.name;

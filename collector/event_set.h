@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collector/events.h"
+#include "collector/off_cpu_events.h"
 #include "collector/perf_event.h"
 #include "core/model.h"
 
@@ -32,6 +33,9 @@ struct EventRequest {
   std::vector<pid_t> pids;      // tasks to follow; {-1} = every task (system-wide)
   bool enable_on_exec = false;  // workload mode: counting starts at the child's exec
   size_t mmap_pages = 0;        // data pages per ring (power of two); 0: auto_ring_pages()
+  // --off-cpu: also the context-switch and wakeup events of
+  // collector/off_cpu_events.h, into the same rings.
+  bool off_cpu = false;
 };
 
 // Ring data pages per CPU for sampling at `freq` Hz (per CPU), so that a
@@ -57,12 +61,15 @@ class EventSet {
   // The data pages each ring got: the request's, or when it asked for auto,
   // what auto_ring_pages() gave, halved until the kernel allowed it.
   size_t ring_pages() const { return ring_pages_; }
+  // What --off-cpu opened (OffCpu::source); "" when nothing (a notice said why).
+  const std::string& off_cpu_source() const { return off_cpu_source_; }
 
  private:
   std::vector<Fd> fds_;
   std::vector<RingBuffer> rings_;  // after fds_: unmapped before the fds close
   SampleLayout layout_;
   size_t ring_pages_ = 0;
+  std::string off_cpu_source_;
 };
 
 }  // namespace kprof::collector

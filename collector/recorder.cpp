@@ -158,6 +158,9 @@ uint64_t Recorder::damaged_records() const {
 bool Recorder::exec_failed() const {
   return impl_->exec_failed;
 }
+const std::string& Recorder::off_cpu_source() const {
+  return impl_->events->off_cpu_source();
+}
 bool Recorder::started() const {
   return impl_->started;
 }
@@ -171,6 +174,12 @@ void Recorder::Impl::setup() {
     throw Error("event '" + opt.event + "' has a period and -c gives another; use one of them");
   }
   req.period = opt.period ? opt.period : req.event.period.value_or(0);
+  if (opt.off_cpu && req.period != 0 && !req.event.is_software()) {
+    throw Error("--off-cpu counts time off CPU in ticks of the sampling period, and " +
+                    req.event.name + " every " + std::to_string(req.period) +
+                    " events is not a time: sample it by rate (-F) instead",
+                2);
+  }
   req.freq = opt.freq;
   // perf's habit: above the kernel's limit, sample at the limit and say so
   // (perf_event_open would refuse the rate with EINVAL).
@@ -185,6 +194,7 @@ void Recorder::Impl::setup() {
   }
   req.callchains = opt.callchains;
   req.mmap_pages = opt.mmap_pages;
+  req.off_cpu = opt.off_cpu;
   if (!opt.score_from.empty()) {
     if (opt.command.empty()) {
       throw Error("--score-from reads the workload's output: give a command to run", 2);

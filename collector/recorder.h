@@ -70,6 +70,10 @@ struct RecordOptions {
   // passes through kprof, and the score read from it goes in Summary::scores;
   // "" = none (the workload writes to kprof's stdout directly).
   std::string score_from;
+  // --off-cpu: also every context switch of the recorded work (and wakeups,
+  // where allowed: collector/off_cpu_events.h), for the OffCpu chunk built
+  // when recording ends (core/off_cpu_builder.h).
+  bool off_cpu = false;
 };
 
 class Recorder {
@@ -102,6 +106,9 @@ class Recorder {
   // that read skipped); 0 normally. Records that do not decode are counted
   // when the file is read back (perfabi::load_profile's `damaged`).
   uint64_t damaged_records() const;
+  // What --off-cpu recorded (OffCpu::source); "" when it could not (a
+  // notice said why) or was not asked for.
+  const std::string& off_cpu_source() const;
   // Whether run() got as far as starting the recording (false when it threw
   // before: e.g. the workload could not exec; the file then holds no records).
   bool started() const;

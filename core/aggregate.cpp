@@ -111,6 +111,7 @@ uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
 }
 
 void AddressAggregator::on_sample(const Sample& s) {
+  if (s.kind != SampleKind::Cpu) return;  // --off-cpu's switch and wakeup samples
   if (left_out_pid_ != 0 && s.pid == left_out_pid_) {
     ++counts_.left_out;
     return;

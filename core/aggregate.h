@@ -6,6 +6,7 @@
 //    unique address in context: kernel ips, and user ips per mapping.
 //    Memory grows with distinct addresses, not with samples. With -g it also
 //    counts distinct call stacks per process (memory: distinct stacks).
+//    Only SampleKind::Cpu samples count (--off-cpu's others: off_cpu_builder.h).
 // 2. symbolize_counts() (build_histogram(): its histogram alone) names each
 //    unique address once: kernel ips through KernelSymbols, user ips through
 //    a UserSymbolResolver (the symbolizer's ELF resolver while recording;

@@ -33,6 +33,8 @@ const char* chunk_type_name(uint16_t type) {
       return "environment";
     case ChunkType::SyscallCounts:
       return "syscall counts";
+    case ChunkType::OffCpu:
+      return "off-cpu";
   }
   return "unknown";
 }

@@ -61,6 +61,7 @@ enum class ChunkType : uint16_t {
   HistogramColumns = 10,  // Histogram in column layout (what kprof writes; 6 in older files)
   Environment = 11,       // Environment (core/environment.h): the machine and kernel config
   SyscallCounts = 12,     // SyscallCounts (core/syscall_counts.h): calls counted while sampled
+  OffCpu = 13,            // OffCpu (core/off_cpu.h): time off CPU, from the context switches
 };
 const char* chunk_type_name(uint16_t type);
 

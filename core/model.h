@@ -133,6 +133,12 @@ enum class Mode : uint8_t {
 };
 const char* mode_name(Mode m);  // "user", "kernel", ...
 
+// What a sample stands for. A recording with --off-cpu writes, beside the
+// sampling event's samples, one per context switch out of a recorded task
+// (its stack where it left the CPU) and one per wakeup
+// (collector/off_cpu_events.h): views of CPU time count Cpu samples only.
+enum class SampleKind : uint8_t { Cpu = 0, SwitchOut = 1, Wakeup = 2 };
+
 struct Sample {
   uint64_t time = 0;  // perf timestamp (CLOCK_MONOTONIC ns)
   uint64_t ip = 0;
@@ -147,7 +153,18 @@ struct Sample {
   std::vector<uint64_t> callchain;
   uint32_t kernel_frames = 0;
   bool kernel_frames_known = true;
+  SampleKind kind = SampleKind::Cpu;
+  uint32_t wakee = 0;  // Wakeup: the task (tid) woken
   auto operator<=>(const Sample&) const = default;
+};
+
+// PERF_RECORD_SWITCH(_CPU_WIDE): task `tid` left the CPU (out) or came on it.
+struct Switch {
+  uint64_t time = 0;
+  uint32_t pid = 0, tid = 0, cpu = 0;
+  bool out = false;
+  bool preempted = false;  // out while still runnable (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+  auto operator<=>(const Switch&) const = default;
 };
 
 struct Mmap {  // PERF_RECORD_MMAP2, or synthesized from /proc/PID/maps
@@ -192,6 +209,25 @@ class RecordSink {
   virtual void on_exit(const Fork&) {}
   virtual void on_lost(const Lost&) {}
   virtual void on_throttle(uint64_t /*time*/) {}  // PERF_RECORD_THROTTLE (not kept in files)
+  virtual void on_switch(const Switch&) {}        // --off-cpu only (not kept in Records)
+};
+
+// Every record to two sinks, `a` first.
+class TeeSink : public RecordSink {
+ public:
+  TeeSink(RecordSink& a, RecordSink& b) : a_(a), b_(b) {}
+  void on_sample(const Sample& s) override { a_.on_sample(s), b_.on_sample(s); }
+  void on_mmap(const Mmap& m) override { a_.on_mmap(m), b_.on_mmap(m); }
+  void on_comm(const Comm& c) override { a_.on_comm(c), b_.on_comm(c); }
+  void on_fork(const Fork& f) override { a_.on_fork(f), b_.on_fork(f); }
+  void on_exit(const Fork& f) override { a_.on_exit(f), b_.on_exit(f); }
+  void on_lost(const Lost& l) override { a_.on_lost(l), b_.on_lost(l); }
+  void on_throttle(uint64_t t) override { a_.on_throttle(t), b_.on_throttle(t); }
+  void on_switch(const Switch& w) override { a_.on_switch(w), b_.on_switch(w); }
+
+ private:
+  RecordSink& a_;
+  RecordSink& b_;
 };
 
 // ---------------------------------------------------------------- symbols

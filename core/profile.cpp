@@ -10,6 +10,7 @@
 #include "core/environment.h"
 #include "core/error.h"
 #include "core/file_layout.h"
+#include "core/off_cpu.h"
 #include "core/records_chunk.h"
 
 namespace kprof {
@@ -93,6 +94,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::Stacks:
       case ChunkType::Environment:
       case ChunkType::SyscallCounts:
+      case ChunkType::OffCpu:
         return true;
       default:
         return false;
@@ -129,6 +131,10 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
       case ChunkType::SyscallCounts:
         p.syscalls = decode_syscall_counts(c.payload);
+        break;
+      case ChunkType::OffCpu:
+        p.off_cpu = decode_off_cpu(c.payload);
+        mend_broken_chains(p.off_cpu->stacks);
         break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);

@@ -15,6 +15,7 @@
 
 #include "core/environment.h"
 #include "core/model.h"
+#include "core/off_cpu.h"
 #include "core/profile_reader.h"
 #include "core/stacks.h"
 #include "core/syscall_counts.h"
@@ -51,6 +52,7 @@ struct Profile {
   std::optional<Stacks> stacks;            // -g profiles; absent when cut short or without -g
   std::optional<Environment> environment;  // absent: not recorded (older files, imports)
   std::optional<SyscallCounts> syscalls;   // absent: not counted (record without --syscalls)
+  std::optional<OffCpu> off_cpu;           // absent: not recorded (record without --off-cpu)
   ReadStatus status;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram

@@ -131,10 +131,14 @@ class RecordEncoder {
 };
 
 // A RecordSink that encodes what it is given (compact_records: perf records
-// decoded into a Records chunk).
+// decoded into a Records chunk). --off-cpu's switch and wakeup samples and
+// context switches are not kept: the OffCpu chunk (core/off_cpu.h) holds
+// what they add up to, and a file cut short keeps them in its PerfRecords.
 class EncodingSink : public RecordSink {
  public:
-  void on_sample(const Sample& s) override { encoder.add(s); }
+  void on_sample(const Sample& s) override {
+    if (s.kind == SampleKind::Cpu) encoder.add(s);
+  }
   void on_mmap(const Mmap& m) override { encoder.add(m); }
   void on_comm(const Comm& c) override { encoder.add(c); }
   void on_fork(const Fork& f) override { encoder.add_fork(f); }

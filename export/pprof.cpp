@@ -102,7 +102,8 @@ bool is_clock_event(const EventInfo& e) {
 
 // The event's sample type: (type, unit).
 std::pair<std::string, std::string> event_value_type(const EventInfo& e) {
-  if (is_clock_event(e)) return {"cpu", "nanoseconds"};  // their period counts ns
+  if (is_clock_event(e)) return {"cpu", "nanoseconds"};        // their period counts ns
+  if (e.name == "off-cpu") return {"off-cpu", "nanoseconds"};  // report/off_cpu.h: period is ns
   return {e.name.empty() ? "events" : e.name, "count"};
 }
 

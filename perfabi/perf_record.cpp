@@ -35,26 +35,39 @@ Mode mode_of(uint16_t misc) {
   }
 }
 
-// The sample_id trailer of a non-sample record; only its time matters to kprof.
+// The sample_id trailer of a non-sample record: its task, time and CPU.
 struct Trailer {
   size_t bytes = 0;
   uint64_t time = 0;
+  uint32_t pid = 0, tid = 0, cpu = 0;
 };
 
 Trailer read_trailer(std::span<const uint8_t> body, const SampleLayout& layout) {
   Trailer t;
   if (!layout.sample_id_all) return t;
-  t.bytes = 8 * static_cast<size_t>(__builtin_popcountll(layout.sample_type & kTrailerBits));
+  const uint64_t st = layout.sample_type;
+  t.bytes = 8 * static_cast<size_t>(__builtin_popcountll(st & kTrailerBits));
   if (t.bytes > body.size()) {
     throw Error("perf record: sample_id trailer of " + std::to_string(t.bytes) +
                 " bytes does not fit in a body of " + std::to_string(body.size()));
   }
-  if (layout.sample_type & PERF_SAMPLE_TIME) {
-    ByteReader r(body.subspan(body.size() - t.bytes), "perf record sample_id");
-    if (layout.sample_type & PERF_SAMPLE_TID) r.u64();
-    t.time = r.u64();
+  ByteReader r(body.subspan(body.size() - t.bytes), "perf record sample_id");
+  if (st & PERF_SAMPLE_TID) {
+    t.pid = r.u32();
+    t.tid = r.u32();
   }
+  if (st & PERF_SAMPLE_TIME) t.time = r.u64();
+  if (st & PERF_SAMPLE_ID) r.u64();
+  if (st & PERF_SAMPLE_STREAM_ID) r.u64();
+  if (st & PERF_SAMPLE_CPU) t.cpu = r.u32();
   return t;
+}
+
+SampleKind kind_of(uint64_t id, const SampleLayout& layout) {
+  for (const auto& [known, kind] : layout.kinds) {
+    if (known == id) return kind;
+  }
+  return SampleKind::Cpu;
 }
 
 // A NUL-terminated, padded string filling `bytes`; a missing NUL is an error.
@@ -85,7 +98,7 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
   const uint64_t st = layout.sample_type;
   Sample s;
   s.mode = mode_of(misc);
-  if (st & PERF_SAMPLE_IDENTIFIER) r.u64();
+  if (st & PERF_SAMPLE_IDENTIFIER) s.kind = kind_of(r.u64(), layout);
   if (st & PERF_SAMPLE_IP) s.ip = r.u64();
   if (st & PERF_SAMPLE_TID) {
     s.pid = r.u32();
@@ -127,6 +140,16 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
         continue;
       }
       s.callchain.push_back(ip);
+    }
+  }
+  if (st & PERF_SAMPLE_RAW) {
+    const uint32_t size = r.u32();
+    const std::span<const uint8_t> raw = r.raw(size);
+    if (s.kind == SampleKind::Wakeup) {
+      if (layout.wakee_offset == 0 || layout.wakee_offset + 4 > raw.size()) {
+        r.fail("wakeup sample without the woken task's pid");
+      }
+      std::memcpy(&s.wakee, raw.data() + layout.wakee_offset, sizeof s.wakee);
     }
   }
   sink.on_sample(s);
@@ -190,6 +213,8 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
     case PERF_RECORD_LOST_SAMPLES:
     case PERF_RECORD_THROTTLE:
     case PERF_RECORD_UNTHROTTLE:
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
       break;
     default:
       return false;
@@ -239,6 +264,22 @@ bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout
       r.u64();
       r.u64();
       if (type == PERF_RECORD_THROTTLE) sink.on_throttle(time);
+      break;
+    }
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE: {
+      // CPU_WIDE adds the task switched to or from; the trailer says whose switch it is.
+      if (!layout.sample_id_all || !(layout.sample_type & PERF_SAMPLE_TID)) {
+        throw Error("perf record: a context switch without its task");
+      }
+      Switch sw;
+      sw.time = t.time;
+      sw.pid = t.pid;
+      sw.tid = t.tid;
+      sw.cpu = t.cpu;
+      sw.out = (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+      sw.preempted = sw.out && (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+      sink.on_switch(sw);
       break;
     }
   }

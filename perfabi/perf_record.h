@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/model.h"
@@ -32,13 +33,21 @@ struct SampleLayout {
   uint64_t sample_type = 0;  // PERF_SAMPLE_* bits
   bool sample_id_all = false;
   uint64_t read_format = 0;  // PERF_FORMAT_* bits; only read with PERF_SAMPLE_READ
+  // --off-cpu: the events whose samples are not the sampling event's, by the
+  // id PERF_SAMPLE_IDENTIFIER carries (an inherited event reports its
+  // parent's); a sample of any other id is SampleKind::Cpu.
+  std::vector<std::pair<uint64_t, SampleKind>> kinds;
+  // Where the woken task's pid lies in a Wakeup sample's PERF_SAMPLE_RAW
+  // data (sched:sched_wakeup's `pid` field, from its tracefs format).
+  uint32_t wakee_offset = 0;
 };
 
 // Decodes one complete perf record (header included) and calls the matching
 // `sink` method. Record types kprof does not use (KSYMBOL, perf's own
 // user records, ...) are skipped; returns true when a record was delivered.
-// Sample fields after the callchain (raw data, branch stacks, registers,
-// user stacks, ...) are not read. Throws kprof::Error on a record whose size
+// Of the sample fields after the callchain only PERF_SAMPLE_RAW is read
+// (a Wakeup sample's woken task); branch stacks, registers, user stacks, ...
+// are not. Throws kprof::Error on a record whose size
 // does not fit its fields. Never reads outside `rec`.
 bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout, RecordSink& sink);
 

@@ -19,7 +19,7 @@ uint64_t load_u64(const uint8_t* p) {
 // One chunk's records, kept by type and merged by time through `order`.
 class Batch : public RecordSink {
  public:
-  enum Kind : uint8_t { kSample, kMmap, kComm, kFork, kExit, kLost };
+  enum Kind : uint8_t { kSample, kMmap, kComm, kFork, kExit, kLost, kSwitch };
   struct Ref {
     uint64_t time;
     Kind kind;
@@ -32,6 +32,7 @@ class Batch : public RecordSink {
   void on_exit(const Fork& f) override { add(f.time, kExit, forks_, f); }
   void on_lost(const Lost& l) override { add(l.time, kLost, losts_, l); }
   void on_throttle(uint64_t t) override { throttles_.push_back(t); }
+  void on_switch(const Switch& w) override { add(w.time, kSwitch, switches_, w); }
 
   // Marks the end of one ring's records: in time order already, so sort()
   // only merges these runs.
@@ -86,6 +87,9 @@ class Batch : public RecordSink {
         case kLost:
           sink.on_lost(losts_[r.index]);
           break;
+        case kSwitch:
+          sink.on_switch(switches_[r.index]);
+          break;
       }
     }
   }
@@ -102,6 +106,7 @@ class Batch : public RecordSink {
   std::vector<Comm> comms_;
   std::vector<Fork> forks_;
   std::vector<Lost> losts_;
+  std::vector<Switch> switches_;
   std::vector<uint64_t> throttles_;
   std::vector<size_t> runs_;  // end of each ring's records in order_
 };
@@ -111,9 +116,18 @@ class Batch : public RecordSink {
 void Spool::start() {
   buf_.clear();
   ByteWriter w;
-  w.u64(layout_.sample_type);
+  const bool kinds = !layout_.kinds.empty();
+  w.u64(layout_.sample_type | (kinds ? kLayoutHasKinds : 0));
   w.u8(layout_.sample_id_all ? 1 : 0);
   w.u64(layout_.read_format);
+  if (kinds) {
+    w.u32(static_cast<uint32_t>(layout_.kinds.size()));
+    for (const auto& [id, kind] : layout_.kinds) {
+      w.u64(id);
+      w.u8(static_cast<uint8_t>(kind));
+    }
+    w.u32(layout_.wakee_offset);
+  }
   buf_ = w.take();
   records_ = 0;
   block_ = SIZE_MAX;
@@ -160,6 +174,18 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
   layout.sample_type = r.u64();
   layout.sample_id_all = r.u8() != 0;
   layout.read_format = r.u64();
+  if (layout.sample_type & kLayoutHasKinds) {
+    layout.sample_type &= ~kLayoutHasKinds;
+    const uint32_t n = r.u32();
+    if (n > r.left() / 9) r.fail("event table of " + std::to_string(n) + " entries");
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t id = r.u64();
+      const uint8_t kind = r.u8();
+      if (kind > static_cast<uint8_t>(SampleKind::Wakeup)) r.fail("unknown sample kind");
+      layout.kinds.emplace_back(id, static_cast<SampleKind>(kind));
+    }
+    layout.wakee_offset = r.u32();
+  }
   Batch batch;
   while (!r.done()) {
     const uint32_t n = r.u32();

@@ -13,7 +13,10 @@
 //
 // Payload: u64 sample_type, u8 sample_id_all, u64 read_format (the
 // SampleLayout), then blocks: u32 byte count, then that many bytes of whole
-// perf records of one ring, in the ring's (time) order.
+// perf records of one ring, in the ring's (time) order. When the stored
+// sample_type has bit 63 (kLayoutHasKinds; no PERF_SAMPLE_* bit), the
+// layout's event table follows read_format: u32 n, n times (u64 id, u8
+// SampleKind), then u32 wakee_offset (--off-cpu recordings).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,8 @@
 #include "perfabi/perf_record.h"
 
 namespace kprof::perfabi {
+
+inline constexpr uint64_t kLayoutHasKinds = uint64_t{1} << 63;
 
 class Spool {
  public:

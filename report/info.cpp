@@ -9,6 +9,7 @@
 #include "core/file_layout.h"
 #include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
+#include "report/off_cpu.h"
 #include "report/table.h"
 
 namespace kprof {
@@ -144,6 +145,21 @@ void add_syscalls(TextTable& t, const std::optional<SyscallCounts>& c) {
   if (!list.empty()) t.add_row({"most made:", list});
 }
 
+// Off-CPU time (core/off_cpu.h): switches, threads and where the time went.
+void add_off_cpu(TextTable& t, const std::optional<OffCpu>& o) {
+  if (!o) {
+    t.add_row({"off-CPU:", "not recorded (kprof record --off-cpu records it)"});
+    return;
+  }
+  t.add_row({"off-CPU:", format_count(o->switches) + " switches of " +
+                             format_count(o->threads.size()) + " threads, " +
+                             format_count(o->wakeups) + " wakeups seen; " + o->source});
+  t.add_row({"thread time:", off_cpu_identity(*o)});
+  if (o->lost != 0) {
+    t.add_row({"off-CPU lost:", format_count(o->lost) + " records lost: some intervals missing"});
+  }
+}
+
 }  // namespace
 
 std::string chunk_counts(const ReadStatus& status) {
@@ -190,6 +206,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   add_histogram(t, hist);
   add_environment(t, p.environment);
   add_syscalls(t, p.syscalls);
+  add_off_cpu(t, p.off_cpu);
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});
   }

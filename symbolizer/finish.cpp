@@ -58,6 +58,16 @@ FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts
       }
     }
   }
+  if (options.off_cpu) {
+    // Named as the CPU samples are; the files' warnings were said for those.
+    const ProfileSymbols blocked = symbolize_profile(options.off_cpu->blocked, symbols);
+    const ProfileSymbols runq = symbolize_profile(options.off_cpu->runq, symbols);
+    out.off_cpu = off_cpu_from_stacks(blocked.stacks.value_or(Stacks{}),
+                                      runq.stacks.value_or(Stacks{}), std::move(*options.off_cpu),
+                                      options.off_cpu_tick_ns, options.sampled_is_ns);
+    out.off_cpu->source = options.off_cpu_source;
+    writer.write_chunk(ChunkType::OffCpu, encode_off_cpu(*out.off_cpu), true, kZstdSmall);
+  }
   write_profile_symbols(writer, out.symbols);
   out.messages = out.symbols.warnings;
   for (const std::string& image : out.symbols.kept_images) {

@@ -13,7 +13,9 @@
 //      whose peak address follows an interrupt enable are marked, from this
 //      boot's kernel text (kcore.h) when the addresses are this boot's, and
 //      as `previous` marked them (they were read while recording);
-//   5. the Stacks or HistogramColumns chunk, then End;
+//   5. with --off-cpu, the OffCpu chunk (its stacks named as in 3:
+//      core/off_cpu_builder.h); then the Stacks or HistogramColumns chunk,
+//      then End;
 //   6. the records compressed into Records chunks (perfabi::compact_profile,
 //      PerfRecords decoded on the way); a failure (disk full for the copy)
 //      keeps the complete, uncompressed profile, with one message saying so.
@@ -22,12 +24,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/aggregate.h"
 #include "core/model.h"
+#include "core/off_cpu_builder.h"
 #include "core/profile_writer.h"
 #include "symbolizer/profile_symbols.h"
 
@@ -51,6 +55,12 @@ struct FinishOptions {
   // The histogram the file already holds (names and skid marks to keep), or
   // nullptr.
   const Histogram* previous = nullptr;
+  // The off-CPU intervals of a --off-cpu recording (none: nullptr), counted
+  // in ticks of off_cpu_tick_ns; sampled_is_ns: OffCpu::sampled_is_ns.
+  OffCpuCounts* off_cpu = nullptr;
+  uint64_t off_cpu_tick_ns = 0;
+  bool sampled_is_ns = false;
+  std::string off_cpu_source;  // OffCpu::source
 };
 
 struct FinishedProfile {
@@ -63,6 +73,7 @@ struct FinishedProfile {
   // gone, unreadable or changed; "IMAGE: kept the names from the
   // recording"; a compaction that failed.
   std::vector<std::string> messages;
+  std::optional<OffCpu> off_cpu;  // what the OffCpu chunk holds, when written
 };
 
 // Writes steps 2 to 5 through `writer` (which it closes) and compacts the

@@ -105,6 +105,41 @@ TEST_F(Symbolize, NamesUserFunctionsOfARecordingKilledWithSigkill) {
   EXPECT_EQ(again.histogram, p.histogram);
 }
 
+// A --off-cpu recording killed mid-way keeps its context switches in its
+// PerfRecords chunks: symbolize follows them into an OffCpu chunk.
+TEST_F(Symbolize, OffCpuOfARecordingKilledWithSigkill) {
+  std::vector<std::string> argv = record_argv({program("kprof_prog_offcpu"), "10"});
+  argv.insert(argv.begin() + 2, "--off-cpu");
+  Process kprof = Process::start(argv, dir_.path(), {.new_process_group = true});
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (count_chunks(out_, ChunkType::PerfRecords) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
+  kprof.signal(SIGKILL);
+  for (pid_t pid : workload) ::kill(pid, SIGKILL);
+  ASSERT_EQ(kprof.wait(10).exit_code, 128 + SIGKILL);
+  ASSERT_FALSE(perfabi::load_profile(out_).off_cpu.has_value());
+  RunResult r = symbolize();
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Profile p = perfabi::load_profile(out_);
+  ASSERT_TRUE(p.off_cpu.has_value()) << r.describe();
+  EXPECT_GT(p.off_cpu->switches, 0u);
+  ASSERT_FALSE(p.off_cpu->threads.empty());
+  for (const OffCpuThread& t : p.off_cpu->threads) {
+    EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns()) << t.tid;
+  }
+  bool slept = false;
+  for (const Frame& f : p.off_cpu->stacks.frames) slept |= f.function == "do_nanosleep";
+  EXPECT_TRUE(slept) << "the stacks name where the threads blocked";
+  // CPU samples stay CPU samples: the switch samples are not counted as such.
+  ASSERT_TRUE(p.histogram.has_value());
+  for (const FunctionCount& row : p.histogram->rows) {
+    EXPECT_NE(row.function, "__schedule") << "a switch sample counted as a CPU sample";
+  }
+}
+
 // The binary was rebuilt (here: replaced by another program) after a complete
 // recording: its build-id no longer matches, so it is not read; the names
 // resolved while recording are kept.

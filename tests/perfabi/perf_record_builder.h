@@ -63,7 +63,9 @@ struct Collect : RecordSink {
   void on_fork(const Fork& f) override { forks.push_back(f); }
   void on_exit(const Fork& f) override { exits.push_back(f); }
   void on_lost(const Lost& l) override { lost.push_back(l); }
+  void on_switch(const Switch& w) override { switches.push_back(w); }
   std::vector<Sample> samples;
+  std::vector<Switch> switches;
   std::vector<Mmap> mmaps;
   std::vector<Comm> comms;
   std::vector<Fork> forks, exits;

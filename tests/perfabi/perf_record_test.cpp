@@ -525,5 +525,72 @@ TEST(Ring, HeadTooFarAheadIsDamage) {
   EXPECT_EQ(r.tail, 1000u);
 }
 
+// --off-cpu (collector/off_cpu_events.h): samples told apart by their
+// PERF_SAMPLE_IDENTIFIER, a wakeup's woken pid read from its raw data, and
+// the context switch records with whose switch and whether it was preempted.
+TEST(PerfDecode, OffCpuSamplesByIdentifierAndWakeupsRawPid) {
+  SampleLayout layout{
+      PERF_SAMPLE_IDENTIFIER | kSampleType | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW, true};
+  layout.kinds = {{77, SampleKind::SwitchOut}, {78, SampleKind::Wakeup}};
+  layout.wakee_offset = 24;
+  auto build = [](uint64_t id, const std::vector<uint8_t>& raw) {
+    std::vector<uint8_t> rec = PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
+                                   .u64(id)
+                                   .u64(0xffffffff81000000)
+                                   .u32(10)
+                                   .u32(11)
+                                   .u64(5000)
+                                   .u32(1)
+                                   .u32(0)
+                                   .u64(1)
+                                   .u64(2)
+                                   .u64(PERF_CONTEXT_KERNEL)
+                                   .u64(0xffffffff81000000)
+                                   .u32(static_cast<uint32_t>(raw.size()))
+                                   .done();
+    rec.insert(rec.end(), raw.begin(), raw.end());
+    const uint16_t size = static_cast<uint16_t>(rec.size());
+    std::memcpy(&rec[6], &size, 2);
+    return rec;
+  };
+  std::vector<uint8_t> wake_raw(36, 0);
+  const uint32_t woken = 4242;
+  std::memcpy(&wake_raw[24], &woken, 4);
+  Collect c;
+  EXPECT_TRUE(decode_perf_record(build(5, {0, 0, 0, 0}), layout, c));
+  EXPECT_TRUE(decode_perf_record(build(77, {0, 0, 0, 0}), layout, c));
+  EXPECT_TRUE(decode_perf_record(build(78, wake_raw), layout, c));
+  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_EQ(c.samples[0].kind, SampleKind::Cpu);
+  EXPECT_EQ(c.samples[1].kind, SampleKind::SwitchOut);
+  EXPECT_EQ(c.samples[1].callchain.size(), 1u);
+  EXPECT_EQ(c.samples[2].kind, SampleKind::Wakeup);
+  EXPECT_EQ(c.samples[2].wakee, woken);
+  // A wakeup whose raw data is too short for the pid is damage, not a guess.
+  EXPECT_THROW(decode_perf_record(build(78, {0, 0, 0, 0}), layout, c), Error);
+}
+
+TEST(PerfDecode, ContextSwitchRecords) {
+  Collect c;
+  const uint16_t out_preempt = PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+  EXPECT_TRUE(decode_perf_record(
+      PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT).trailer(10, 11, 100, 1).done(),
+      kLayout, c));
+  EXPECT_TRUE(decode_perf_record(PerfRecord(PERF_RECORD_SWITCH_CPU_WIDE, out_preempt)
+                                     .u32(20)
+                                     .u32(21)
+                                     .trailer(10, 12, 200, 0)
+                                     .done(),
+                                 kLayout, c));
+  EXPECT_TRUE(decode_perf_record(PerfRecord(PERF_RECORD_SWITCH).trailer(10, 11, 300, 1).done(),
+                                 kLayout, c));
+  ASSERT_EQ(c.switches.size(), 3u);
+  EXPECT_EQ(c.switches[0], (Switch{100, 10, 11, 1, true, false}));
+  EXPECT_EQ(c.switches[1], (Switch{200, 10, 12, 0, true, true}));
+  EXPECT_EQ(c.switches[2], (Switch{300, 10, 11, 1, false, false}));
+  // Without the task in a trailer a switch says nothing: damage.
+  EXPECT_THROW(decode_perf_record(PerfRecord(PERF_RECORD_SWITCH).done(), SampleLayout{}, c), Error);
+}
+
 }  // namespace
 }  // namespace kprof::perfabi

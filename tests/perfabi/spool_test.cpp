@@ -73,6 +73,51 @@ TEST(Spool, CountsFromHeadersAndMergesRingsByTime) {
   EXPECT_EQ(next.samples[0].ip, 0x3000u);
 }
 
+// An --off-cpu chunk carries its event table: the samples read back with
+// their kinds and the switches in time order with the rest.
+TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
+  SampleLayout layout{PERF_SAMPLE_IDENTIFIER | kSampleType, true};
+  layout.kinds = {{7, SampleKind::SwitchOut}, {9, SampleKind::Wakeup}};
+  layout.wakee_offset = 24;
+  Spool spool(layout);
+  auto sample = [](uint64_t id, uint64_t time) {
+    return PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
+        .u64(id)
+        .u64(0x1000)
+        .u32(10)
+        .u32(11)
+        .u64(time)
+        .u32(0)
+        .u32(0)
+        .u64(1)
+        .done();
+  };
+  spool.add(sample(7, 100));
+  spool.add(PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT)
+                .u32(10)
+                .u32(11)
+                .u64(101)
+                .u32(0)
+                .u32(0)
+                .u64(7)
+                .done());
+  spool.add(sample(3, 150));
+  spool.end_block();
+  Collect c;
+  uint64_t damaged = 0;
+  decode_spool(spool.take(), c, &damaged);
+  EXPECT_EQ(damaged, 0u);
+  ASSERT_EQ(c.samples.size(), 2u);
+  EXPECT_EQ(c.samples[0].kind, SampleKind::SwitchOut);
+  EXPECT_EQ(c.samples[1].kind, SampleKind::Cpu);
+  ASSERT_EQ(c.switches.size(), 1u);
+  EXPECT_EQ(c.switches[0], (Switch{101, 10, 11, 0, true, false}));
+  // A table longer than the chunk is damage of the chunk.
+  std::vector<uint8_t> bad = Spool(layout).take();
+  bad[17] = 0xff;  // the table's count
+  EXPECT_THROW(decode_spool(bad, c), Error);
+}
+
 TEST(Spool, DamageIsOneRecordOrTheChunk) {
   kprof::testing::TempDir dir;
   Spool spool(kLayout);

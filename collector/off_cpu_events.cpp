@@ -1,0 +1,139 @@
+#include "collector/off_cpu_events.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+#include "collector/perf_event.h"
+#include "collector/procfs.h"
+#include "collector/syscall_counter.h"
+
+namespace kprof::collector {
+
+std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why) {
+  if (::geteuid() != 0 && perf_event_paranoid() > 0) {
+    *why = "system-wide wakeup events need root or CAP_PERFMON";
+    return std::nullopt;
+  }
+  bool mounted = false;
+  const std::string tracefs = find_tracefs(&mounted);
+  if (tracefs.empty()) {
+    *why = "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)";
+    return std::nullopt;
+  }
+  const std::string dir = tracefs + "/events/sched/sched_wakeup/";
+  std::ifstream id_file(dir + "id");
+  WakeupTracepoint tp;
+  if (!(id_file >> tp.id)) {
+    *why = "no sched:sched_wakeup tracepoint in " + tracefs;
+    return std::nullopt;
+  }
+  std::ifstream format(dir + "format");
+  const std::regex pid_field(R"(field:pid_t pid;\s*offset:(\d+);\s*size:4;)");
+  std::string line;
+  std::smatch m;
+  while (std::getline(format, line)) {
+    if (std::regex_search(line, m, pid_field)) {
+      tp.pid_offset = static_cast<uint32_t>(std::stoul(m[1]));
+      break;
+    }
+  }
+  if (tp.pid_offset == 0) {
+    *why = "sched:sched_wakeup has no pid field this kprof knows (" + dir + "format)";
+    return std::nullopt;
+  }
+  return tp;
+}
+
+namespace {
+
+perf_event_attr off_cpu_attr(const perf_event_attr& base) {
+  perf_event_attr a = base;
+  a.freq = 0;
+  a.sample_period = 1;
+  a.mmap = a.mmap2 = a.build_id = a.comm = a.comm_exec = a.task = 0;
+  a.exclude_callchain_kernel = a.exclude_callchain_user = 0;
+  a.context_switch = 0;
+  a.config1 = a.config2 = 0;
+  return a;
+}
+
+bool store_id(const Fd& fd, SampleKind kind, OffCpuEvents& out) {
+  uint64_t id = 0;
+  if (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) return false;
+  out.kinds.emplace_back(id, kind);
+  return true;
+}
+
+}  // namespace
+
+OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
+                                 const std::vector<int>& cpus,
+                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 std::vector<std::string>* notices) {
+  OffCpuEvents out;
+  const bool system_wide = pids.size() == 1 && pids[0] == -1;
+  perf_event_attr cs = off_cpu_attr(base);
+  cs.type = PERF_TYPE_SOFTWARE;
+  cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  cs.context_switch = 1;
+  int err = 0;
+  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
+    for (pid_t pid : pids) {
+      Fd fd = open_perf_event(cs, pid, cpus[c], -1, &err);
+      if (err != 0 || !store_id(fd, SampleKind::SwitchOut, out)) {
+        if (err == 0) err = errno;
+        break;
+      }
+      out.fds.push_back(std::move(fd));
+      out.ring.push_back(c);
+    }
+  }
+  if (err != 0) {
+    notices->push_back(std::string("no off-CPU time: cannot open the context-switch events (") +
+                       std::strerror(err) +
+                       (err == EACCES || err == EPERM
+                            ? "; run as root or sysctl kernel.perf_event_paranoid=1"
+                            : "") +
+                       "); recording on-CPU only");
+    return {};
+  }
+  out.source =
+      system_wide ? "context switches on every CPU" : "context switches of the recorded tasks";
+  if (!wakeup) return out;
+  perf_event_attr wk = off_cpu_attr(base);
+  wk.type = PERF_TYPE_TRACEPOINT;
+  wk.config = wakeup->id;
+  wk.inherit = 0;
+  wk.enable_on_exec = 0;
+  wk.disabled = base.enable_on_exec ? 0 : 1;  // system-wide: never enabled by the exec
+  wk.exclude_callchain_user = 1;              // the waker's kernel path is what says why
+  wk.sample_type |= PERF_SAMPLE_RAW;
+  const size_t before = out.fds.size();
+  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
+    Fd fd = open_perf_event(wk, -1, cpus[c], -1, &err);
+    if (err != 0 || !store_id(fd, SampleKind::Wakeup, out)) {
+      if (err == 0) err = errno;
+      break;
+    }
+    out.fds.push_back(std::move(fd));
+    out.ring.push_back(c);
+  }
+  if (err != 0) {
+    out.fds.resize(before);
+    out.ring.resize(before);
+    std::erase_if(out.kinds, [](const auto& k) { return k.second == SampleKind::Wakeup; });
+    notices->push_back(std::string("off-CPU: cannot open sched:sched_wakeup (") +
+                       std::strerror(err) +
+                       "): a blocked thread's wait after its wakeup counts as blocked");
+    return out;
+  }
+  out.wakee_offset = wakeup->pid_offset;
+  out.source += " and wakeups (sched:sched_wakeup)";
+  return out;
+}
+
+}  // namespace kprof::collector

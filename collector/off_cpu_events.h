@@ -1,0 +1,58 @@
+// kprof record --off-cpu: the events that see the recorded threads leave and
+// come back to a CPU, written into the sampling events' rings (one layout
+// for all, PERF_SAMPLE_IDENTIFIER telling them apart: perfabi's
+// SampleLayout::kinds):
+// - per (task, CPU) as the sampling event (inherited by children, enabled at
+//   the workload's exec), the software event context-switches sampled at
+//   every switch with its call chain (kernel and user: the stack the thread
+//   leaves the CPU in), and attr.context_switch, which adds a
+//   PERF_RECORD_SWITCH at every switch out (flagged when still runnable)
+//   and in: what `perf record -e cs --switch-events` records;
+// - per CPU, system-wide (root or CAP_PERFMON), the sched:sched_wakeup
+//   tracepoint with its raw fields (the woken task's pid), so that a blocked
+//   thread's wait after its wakeup counts as run-queue delay, not blocked.
+// Neither needs tracefs but the wakeups' tracepoint id. Where the switch
+// events cannot open, one notice and the recording goes on on-CPU only;
+// where the wakeups cannot, one notice and blocked time includes the wait
+// after a wakeup.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/fd.h"
+#include "core/model.h"
+
+namespace kprof::collector {
+
+// The sched:sched_wakeup tracepoint: its id and where its `pid` field lies in
+// the raw data; nullopt (and *why) where tracefs, the tracepoint or the right
+// to read it is missing, or where system-wide events are not allowed.
+struct WakeupTracepoint {
+  uint64_t id = 0;
+  uint32_t pid_offset = 0;
+};
+std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why);
+
+struct OffCpuEvents {
+  std::vector<Fd> fds;
+  std::vector<size_t> ring;  // per fd, the index of the CPU (into `cpus`) whose ring it writes to
+  std::vector<std::pair<uint64_t, SampleKind>> kinds;  // event ids (PERF_EVENT_IOC_ID)
+  uint32_t wakee_offset = 0;
+  std::string source;  // what was opened, for OffCpu::source
+};
+
+// `base`: the sampling event's attr as opened (its sample_type, clock,
+// exclusions); `pids` and `cpus` as it was opened on. Notices (without
+// "kprof: ") go to *notices. Empty fds: off-CPU could not be recorded.
+OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
+                                 const std::vector<int>& cpus,
+                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 std::vector<std::string>* notices);
+
+}  // namespace kprof::collector

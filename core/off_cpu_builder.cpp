@@ -1,0 +1,354 @@
+#include "core/off_cpu_builder.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+namespace kprof {
+
+void OffCpuBuilder::seen(uint64_t time) {
+  if (time == 0) return;
+  if (first_ == 0 || time < first_) first_ = time;
+  last_ = std::max(last_, time);
+}
+
+OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_t time, bool on) {
+  if (tid == 0 || pid == 0 || (leave_out_ != 0 && pid == leave_out_)) return nullptr;
+  auto [it, inserted] = threads_.try_emplace(tid);
+  Thread& th = it->second;
+  if (inserted) {
+    th.t.pid = pid;
+    th.t.tid = tid;
+    if (auto c = comms_.find(tid); c != comms_.end()) th.t.comm = c->second;
+    // On a CPU now: since the first record (it was running or about to);
+    // coming on now: followed from now.
+    th.t.start_ns = on && first_ != 0 ? first_ : time;
+    th.since = th.t.start_ns;
+    th.on = true;
+  }
+  return th.exited ? nullptr : &th;
+}
+
+void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time) {
+  if (ns == 0) return;
+  Sample s;
+  if (th.has_stack) {
+    s = th.stack;
+  } else {
+    s.mode = Mode::Kernel;  // no stack known: "[unknown]"
+  }
+  s.kind = SampleKind::Cpu;
+  s.pid = th.t.pid;
+  s.tid = th.t.tid;
+  s.time = time;
+  s.period = ns;
+  agg.on_sample(s);
+}
+
+void OffCpuBuilder::charge(Thread& th, uint64_t end) {
+  if (end < th.since) end = th.since;
+  if (th.preempted) {
+    th.t.runq_ns += end - th.since;
+    add(runq_, th, end - th.since, end);
+  } else {
+    const uint64_t woken =
+        th.woken >= th.since && th.woken != 0 && th.woken <= end ? th.woken : end;
+    th.t.blocked_ns += woken - th.since;
+    th.t.runq_ns += end - woken;
+    add(blocked_, th, woken - th.since, end);
+    add(runq_, th, end - woken, end);
+  }
+  th.since = end;
+  th.has_stack = false;
+  th.woken = 0;
+}
+
+void OffCpuBuilder::go_off(Thread& th, uint64_t time, bool preempted) {
+  time = std::max(time, th.since);  // chunks meet out of order by a little at most
+  if (th.on) {
+    th.t.on_ns += time - std::min(time, th.since);
+  } else {
+    const bool has_stack = th.has_stack;
+    const Sample stack = has_stack ? th.stack : Sample{};
+    charge(th, time);  // a switch in was missed: the interval ends here
+    th.has_stack = has_stack;
+    th.stack = stack;
+  }
+  th.on = false;
+  th.since = time;
+  th.preempted = preempted;
+  th.woken = 0;
+  ++th.t.switches;
+  ++switches_;
+}
+
+void OffCpuBuilder::go_on(Thread& th, uint64_t time) {
+  time = std::max(time, th.since);
+  if (th.on) {
+    th.t.on_ns += time - std::min(time, th.since);  // a switch out was missed
+  } else {
+    charge(th, time);
+  }
+  th.on = true;
+  th.since = time;
+}
+
+void OffCpuBuilder::on_sample(const Sample& s) {
+  seen(s.time);
+  switch (s.kind) {
+    case SampleKind::Cpu:
+      if (Thread* th = follow(s.pid, s.tid, s.time, true)) {
+        th->t.sampled += s.period;
+        if (!th->on) go_on(*th, s.time);  // running, so a switch in was missed
+      }
+      break;
+    case SampleKind::SwitchOut:
+      // Comes just before its PERF_RECORD_SWITCH: the stack of the interval
+      // that begins there (or, if that came first, of the one just begun).
+      if (Thread* th = follow(s.pid, s.tid, s.time, true)) {
+        if (th->on || !th->has_stack) {
+          th->stack = s;
+          th->has_stack = true;
+        }
+      }
+      break;
+    case SampleKind::Wakeup: {
+      auto it = threads_.find(s.wakee);
+      if (it != threads_.end()) {
+        ++wakeups_;
+        Thread& th = it->second;
+        if (!th.on && !th.exited && !th.preempted && th.woken == 0) th.woken = s.time;
+      }
+      break;
+    }
+  }
+}
+
+void OffCpuBuilder::on_switch(const Switch& w) {
+  seen(w.time);
+  switches_seen_ = true;
+  Thread* th = follow(w.pid, w.tid, w.time, w.out);
+  if (th == nullptr) return;
+  if (w.out) {
+    go_off(*th, w.time, w.preempted);
+  } else {
+    go_on(*th, w.time);
+  }
+}
+
+void OffCpuBuilder::on_mmap(const Mmap& m) {
+  seen(m.time);
+  blocked_.on_mmap(m);
+  runq_.on_mmap(m);
+}
+
+void OffCpuBuilder::on_comm(const Comm& c) {
+  seen(c.time);
+  blocked_.on_comm(c);
+  runq_.on_comm(c);
+  // An exec runs on a CPU; a comm read from /proc at the start (-a, -p) says
+  // nothing of whether the thread runs.
+  if (!c.exec) {
+    if (auto it = threads_.find(c.tid); it != threads_.end()) it->second.t.comm = c.comm;
+    comms_[c.tid] = c.comm;
+    return;
+  }
+  if (Thread* th = follow(c.pid, c.tid, c.time, true)) th->t.comm = c.comm;
+}
+
+void OffCpuBuilder::on_fork(const Fork& f) {
+  seen(f.time);
+  blocked_.on_fork(f);
+  runq_.on_fork(f);
+  if (f.tid == 0 || f.pid == 0 || (leave_out_ != 0 && f.pid == leave_out_)) return;
+  auto [it, inserted] = threads_.try_emplace(f.tid);
+  if (!inserted) return;
+  // A new task is runnable from its fork until it first runs.
+  Thread& th = it->second;
+  th.t.pid = f.pid;
+  th.t.tid = f.tid;
+  th.t.start_ns = th.since = f.time;
+  th.on = false;
+  th.preempted = true;
+  if (auto parent = threads_.find(f.ptid); parent != threads_.end()) {
+    th.t.comm = parent->second.t.comm;
+  }
+}
+
+void OffCpuBuilder::on_exit(const Fork& f) {
+  seen(f.time);
+  if (auto it = threads_.find(f.tid); it != threads_.end() && !it->second.exited) {
+    Thread& th = it->second;
+    const uint64_t end = std::max(f.time, th.since);
+    if (th.on) {
+      th.t.on_ns += end - th.since;
+    } else {
+      charge(th, end);
+    }
+    th.t.end_ns = end;
+    th.exited = true;
+  }
+  blocked_.on_exit(f);
+  runq_.on_exit(f);
+}
+
+void OffCpuBuilder::on_lost(const Lost& l) {
+  lost_ += l.count;
+}
+
+OffCpuCounts OffCpuBuilder::finish() && {
+  OffCpuCounts out;
+  for (auto& [tid, th] : threads_) {
+    if (!th.exited) {
+      const uint64_t end = std::max(last_, th.since);
+      if (th.on) {
+        th.t.on_ns += end - th.since;
+      } else {
+        charge(th, end);
+      }
+      th.t.end_ns = std::max(end, th.t.start_ns);
+    }
+    // The identity holds by construction; a thread that began before its
+    // start was known (exit before anything else) ends where it began.
+    out.threads.push_back(th.t);
+  }
+  std::sort(out.threads.begin(), out.threads.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
+  });
+  out.blocked = std::move(blocked_).take_counts();
+  out.runq = std::move(runq_).take_counts();
+  out.switches = switches_;
+  out.wakeups = wakeups_;
+  out.lost = lost_;
+  return out;
+}
+
+bool is_clock_event(const EventInfo& event) {
+  constexpr uint32_t kSoftware = 1;                  // PERF_TYPE_SOFTWARE
+  constexpr uint64_t kCpuClock = 0, kTaskClock = 1;  // PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK
+  return event.type == kSoftware && (event.config == kCpuClock || event.config == kTaskClock);
+}
+
+uint64_t off_cpu_tick_ns(const EventInfo& event) {
+  const bool clock = is_clock_event(event);
+  if (event.rate == 0) return 1'000'000;
+  if (!event.use_freq) return clock ? event.rate : 1'000'000;
+  return std::max<uint64_t>(1, 1'000'000'000 / event.rate);
+}
+
+bool is_scheduler_frame(const std::string& function) {
+  static constexpr std::array<std::string_view, 22> kNames = {
+      "__schedule",
+      "schedule",
+      "schedule_idle",
+      "schedule_preempt_disabled",
+      "schedule_rtlock",
+      "schedule_timeout",
+      "schedule_hrtimeout",
+      "schedule_hrtimeout_range",
+      "schedule_hrtimeout_range_clock",
+      "io_schedule",
+      "io_schedule_timeout",
+      "preempt_schedule",
+      "preempt_schedule_common",
+      "preempt_schedule_irq",
+      "preempt_schedule_notrace",
+      "preempt_schedule_thunk",
+      "preempt_schedule_notrace_thunk",
+      "__cond_resched",
+      "_cond_resched",
+      "__perf_event_task_sched_out",
+      "perf_event_task_sched_out",
+      "__traceiter_sched_switch",
+  };
+  const std::string_view base = std::string_view(function).substr(0, function.find('.'));
+  return std::find(kNames.begin(), kNames.end(), base) != kNames.end();
+}
+
+namespace {
+
+// Adds `from`'s stacks, each under an outermost frame `root`, to `into`
+// (whose tables grow as needed), dropping `from`'s leading scheduler frames.
+void add_stacks(Stacks& into, const Stacks& from, const char* root,
+                std::map<std::pair<uint32_t, std::vector<uint32_t>>, size_t>& index) {
+  auto image_id = [&](const Image& image) {
+    auto it = std::find(into.images.begin(), into.images.end(), image);
+    if (it != into.images.end()) return static_cast<uint32_t>(it - into.images.begin());
+    into.images.push_back(image);
+    return static_cast<uint32_t>(into.images.size() - 1);
+  };
+  std::map<Frame, uint32_t> frame_ids;
+  for (size_t i = 0; i < into.frames.size(); ++i) {
+    frame_ids.emplace(into.frames[i], static_cast<uint32_t>(i));
+  }
+  auto frame_id = [&](const Frame& f) {
+    auto [it, inserted] = frame_ids.try_emplace(f, static_cast<uint32_t>(into.frames.size()));
+    if (inserted) into.frames.push_back(f);
+    return it->second;
+  };
+  const uint32_t root_id = frame_id(Frame{image_id(Image{kOffCpuImage, ""}), root, Mode::Unknown});
+  std::vector<uint32_t> frame_map(from.frames.size());
+  for (size_t i = 0; i < from.frames.size(); ++i) {
+    Frame f = from.frames[i];
+    f.image = f.image < from.images.size() ? image_id(from.images[f.image])
+                                           : image_id(Image{"[unknown]", ""});
+    frame_map[i] = frame_id(f);
+  }
+  for (const Stack& s : from.stacks) {
+    size_t first = 0;
+    while (first + 1 < s.frames.size() && s.frames[first] < from.frames.size() &&
+           from.frames[s.frames[first]].mode == Mode::Kernel &&
+           is_scheduler_frame(from.frames[s.frames[first]].function)) {
+      ++first;
+    }
+    std::vector<uint32_t> frames;
+    for (size_t i = first; i < s.frames.size(); ++i) {
+      if (s.frames[i] < frame_map.size()) frames.push_back(frame_map[s.frames[i]]);
+    }
+    frames.push_back(root_id);
+    uint32_t process = 0;
+    const StackProcess proc =
+        s.process < from.processes.size() ? from.processes[s.process] : StackProcess{};
+    auto p = std::find(into.processes.begin(), into.processes.end(), proc);
+    if (p == into.processes.end()) {
+      into.processes.push_back(proc);
+      process = static_cast<uint32_t>(into.processes.size() - 1);
+    } else {
+      process = static_cast<uint32_t>(p - into.processes.begin());
+    }
+    auto [it, inserted] = index.try_emplace({process, frames}, into.stacks.size());
+    if (inserted) into.stacks.push_back(Stack{process, std::move(frames), 0, 0});
+    Stack& dst = into.stacks[it->second];
+    dst.period += s.period;  // ns; samples are set from the total below
+  }
+}
+
+}  // namespace
+
+OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCounts counts,
+                           uint64_t tick_ns, bool sampled_is_ns) {
+  OffCpu out;
+  out.tick_ns = std::max<uint64_t>(1, tick_ns);
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, size_t> index;
+  add_stacks(out.stacks, blocked, kBlockedFrame, index);
+  add_stacks(out.stacks, runq, kRunQueueFrame, index);
+  for (Stack& s : out.stacks.stacks) {
+    s.samples = static_cast<uint64_t>(
+        std::llround(static_cast<double>(s.period) / static_cast<double>(out.tick_ns)));
+  }
+  // Under half a tick in all: below what a sampler at the same rate would see.
+  std::erase_if(out.stacks.stacks, [](const Stack& s) { return s.samples == 0; });
+  std::sort(out.stacks.stacks.begin(), out.stacks.stacks.end(),
+            [](const Stack& a, const Stack& b) { return a.samples > b.samples; });
+  out.threads = std::move(counts.threads);
+  out.switches = counts.switches;
+  out.wakeups = counts.wakeups;
+  out.lost = counts.lost;
+  out.sampled_is_ns = sampled_is_ns;
+  return out;
+}
+
+}  // namespace kprof

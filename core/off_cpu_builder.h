@@ -1,0 +1,100 @@
+// From the context switches of a --off-cpu recording to off-CPU time per
+// thread and per stack (core/off_cpu.h), in two steps as for CPU samples
+// (core/aggregate.h):
+// 1. OffCpuBuilder (a RecordSink, fed every record of the profile in time
+//    order, CPU samples included) follows each thread: a SwitchOut sample
+//    gives the stack it leaves the CPU in, the PERF_RECORD_SWITCH that
+//    follows says whether it was still runnable (preempted), a Wakeup
+//    sample when it was woken, the switch in ends the interval. Each
+//    interval is counted as one sample of its stack, of period = its ns,
+//    in one AddressAggregator for blocked time and one for run-queue time,
+//    which replay the side-band records as the CPU samples' aggregator
+//    does, so user frames are named from the mappings of their time.
+// 2. off_cpu_from_stacks() turns the two symbolized Stacks (symbolize_counts)
+//    into the OffCpu model: the scheduler's own frames stripped from each
+//    stack's leaf end, an outermost "[blocked]" / "[run queue]" frame, and
+//    samples in ticks of the recording's sampling period.
+// A thread first seen leaving a CPU was on one since the first record; one
+// first seen coming on, from then; a forked one waits on the run queue from
+// its fork. Records that contradict the state (two switches out in a row,
+// as when records were lost) close the interval at hand, so per thread
+// on + blocked + run queue = wall always holds; `lost` says when to doubt it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/aggregate.h"
+#include "core/model.h"
+#include "core/off_cpu.h"
+
+namespace kprof {
+
+struct OffCpuCounts {
+  AddressCounts blocked, runq;        // one sample per interval, period = ns
+  std::vector<OffCpuThread> threads;  // by pid, then tid
+  uint64_t switches = 0, wakeups = 0, lost = 0;
+};
+
+class OffCpuBuilder : public RecordSink {
+ public:
+  // Threads of `leave_out` (kprof's own process with -a; 0: none) and the
+  // idle task (pid 0) are not followed.
+  explicit OffCpuBuilder(uint32_t leave_out = 0) : leave_out_(leave_out) {}
+  void on_sample(const Sample&) override;
+  void on_switch(const Switch&) override;
+  void on_mmap(const Mmap&) override;
+  void on_comm(const Comm&) override;
+  void on_fork(const Fork&) override;
+  void on_exit(const Fork&) override;
+  void on_lost(const Lost&) override;
+  // Whether any context switch was seen (the recording had --off-cpu).
+  bool any() const { return switches_seen_; }
+  // Closes every open interval at the last record's time.
+  OffCpuCounts finish() &&;
+
+ private:
+  struct Thread {
+    OffCpuThread t;
+    bool on = true;
+    bool exited = false;
+    bool preempted = false;  // the current off interval began runnable
+    uint64_t since = 0;      // when the current on or off interval began
+    uint64_t woken = 0;      // when the current blocked interval's wakeup came; 0: none yet
+    bool has_stack = false;  // `stack` is the current (or next) off interval's
+    Sample stack;
+  };
+  Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
+  void seen(uint64_t time);
+  void go_off(Thread& th, uint64_t time, bool preempted);
+  void go_on(Thread& th, uint64_t time);
+  void charge(Thread& th, uint64_t end);
+  void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time);
+
+  uint32_t leave_out_ = 0;
+  bool switches_seen_ = false;
+  uint64_t first_ = 0, last_ = 0;
+  uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0;
+  std::unordered_map<uint32_t, Thread> threads_;     // by tid
+  std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
+  AddressAggregator blocked_{true}, runq_{true};
+};
+
+// The recording's sampling period in ns, the unit off-CPU stacks are counted
+// in: the period of a clock event (cpu-clock, task-clock), else 1 s / rate
+// of a frequency-driven event, else 1 ms.
+uint64_t off_cpu_tick_ns(const EventInfo& event);
+// Whether the event counts time (cpu-clock, task-clock): its periods are ns.
+bool is_clock_event(const EventInfo& event);
+
+// Whether a kernel function is the scheduler's own (schedule, __schedule,
+// preempt_schedule*, schedule_timeout, ...): stripped from off-CPU stacks.
+bool is_scheduler_frame(const std::string& function);
+
+// The OffCpu model from the symbolized blocked and run-queue stacks.
+OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCounts counts,
+                           uint64_t tick_ns, bool sampled_is_ns);
+
+}  // namespace kprof

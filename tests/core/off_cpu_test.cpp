@@ -1,0 +1,230 @@
+// Off-CPU time (core/off_cpu.h, core/off_cpu_builder.h): the intervals
+// between context switches are split into blocked and run-queue time as the
+// header says, the identity on + blocked + run queue = wall holds per
+// thread, the stacks lose the scheduler's frames and gain their state, and
+// the chunk round-trips and fails clearly on damage.
+#include "core/off_cpu.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/off_cpu_builder.h"
+
+namespace kprof {
+namespace {
+
+constexpr uint32_t kPid = 100;
+
+Switch out(uint32_t tid, uint64_t t, bool preempted = false) {
+  return Switch{t, kPid, tid, 0, true, preempted};
+}
+Switch in(uint32_t tid, uint64_t t) {
+  return Switch{t, kPid, tid, 0, false, false};
+}
+Sample stack_at(uint32_t tid, uint64_t t, uint64_t ip) {
+  Sample s;
+  s.kind = SampleKind::SwitchOut;
+  s.pid = kPid;
+  s.tid = tid;
+  s.time = t;
+  s.ip = ip;
+  s.mode = Mode::Kernel;
+  s.callchain = {ip};
+  s.kernel_frames = 1;
+  return s;
+}
+Sample wakeup(uint32_t wakee, uint64_t t) {
+  Sample s;
+  s.kind = SampleKind::Wakeup;
+  s.pid = 1;
+  s.tid = 1;
+  s.time = t;
+  s.wakee = wakee;
+  return s;
+}
+
+const OffCpuThread& thread(const OffCpuCounts& c, uint32_t tid) {
+  for (const OffCpuThread& t : c.threads) {
+    if (t.tid == tid) return t;
+  }
+  throw Error("no thread " + std::to_string(tid));
+}
+
+TEST(OffCpuBuilder, SplitsBlockedFromRunQueueAtTheWakeup) {
+  OffCpuBuilder b;
+  b.on_comm(Comm{1000, kPid, kPid, true, "prog"});  // exec: on a CPU from here
+  b.on_sample(stack_at(kPid, 1400, 0xffffffff81000100));
+  b.on_switch(out(kPid, 1400));        // blocked ...
+  b.on_sample(wakeup(kPid, 1700));     // ... woken after 300 ...
+  b.on_switch(in(kPid, 1750));         // ... and running 50 later
+  b.on_switch(out(kPid, 1900, true));  // preempted: run queue until back
+  b.on_switch(in(kPid, 1950));
+  b.on_exit(Fork{2000, kPid, 1, kPid, 1});
+  const OffCpuCounts c = std::move(b).finish();
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.comm, "prog");
+  EXPECT_EQ(t.start_ns, 1000u);
+  EXPECT_EQ(t.end_ns, 2000u);
+  EXPECT_EQ(t.on_ns, 400u + 150 + 50);
+  EXPECT_EQ(t.blocked_ns, 300u);
+  EXPECT_EQ(t.runq_ns, 50u + 50);
+  EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+  EXPECT_EQ(t.switches, 2u);
+  EXPECT_EQ(c.switches, 2u);
+  EXPECT_EQ(c.wakeups, 1u);
+  // One blocked interval with its stack; run-queue time in two intervals.
+  EXPECT_EQ(c.blocked.samples, 1u);
+  EXPECT_EQ(c.runq.samples, 2u);
+  ASSERT_EQ(c.blocked.stacks.size(), 1u);
+  EXPECT_EQ(c.blocked.stacks.begin()->second.period, 300u);
+}
+
+TEST(OffCpuBuilder, WithoutWakeupsTheWholeWaitIsBlocked) {
+  OffCpuBuilder b;
+  b.on_comm(Comm{0, kPid, kPid, false, "from-proc"});  // read from /proc: not a sign of running
+  b.on_switch(in(kPid, 500));                          // first seen coming on: followed from here
+  b.on_switch(out(kPid, 600));
+  b.on_switch(in(kPid, 1000));
+  b.on_sample(Sample{.time = 1100, .pid = kPid, .tid = kPid, .period = 77});
+  const OffCpuCounts c = std::move(b).finish();  // ends at the last record, 1100
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.comm, "from-proc");
+  EXPECT_EQ(t.start_ns, 500u);
+  EXPECT_EQ(t.end_ns, 1100u);
+  EXPECT_EQ(t.on_ns, 100u + 100);
+  EXPECT_EQ(t.blocked_ns, 400u);
+  EXPECT_EQ(t.runq_ns, 0u);
+  EXPECT_EQ(t.sampled, 77u);
+}
+
+TEST(OffCpuBuilder, ForkedThreadsWaitOnTheRunQueueAndIdleIsNotFollowed) {
+  OffCpuBuilder b(/*leave_out=*/555);
+  b.on_comm(Comm{100, kPid, kPid, true, "prog"});
+  b.on_fork(Fork{200, kPid, kPid, kPid + 1, kPid});
+  b.on_switch(in(kPid + 1, 260));                      // first ran 60 after its fork
+  b.on_switch(Switch{300, 0, 0, 0, true, false});      // the idle task
+  b.on_switch(Switch{300, 555, 555, 0, true, false});  // kprof itself (-a)
+  b.on_exit(Fork{400, kPid, kPid, kPid + 1, kPid});
+  const OffCpuCounts c = std::move(b).finish();
+  ASSERT_EQ(c.threads.size(), 2u);
+  const OffCpuThread& child = thread(c, kPid + 1);
+  EXPECT_EQ(child.comm, "prog");
+  EXPECT_EQ(child.runq_ns, 60u);
+  EXPECT_EQ(child.on_ns, 140u);
+  EXPECT_EQ(child.wall_ns(), 200u);
+}
+
+TEST(OffCpuBuilder, ContradictoryRecordsKeepTheIdentity) {
+  OffCpuBuilder b;
+  b.on_comm(Comm{0, kPid, kPid, true, "prog"});
+  b.on_switch(out(kPid, 100));
+  b.on_switch(out(kPid, 250));  // a switch in was lost
+  b.on_switch(in(kPid, 300));
+  b.on_switch(in(kPid, 400));  // a switch out was lost
+  b.on_lost(Lost{410, 3});
+  b.on_switch(out(kPid, 500));
+  const OffCpuCounts c = std::move(b).finish();
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+  EXPECT_EQ(c.lost, 3u);
+}
+
+Stacks named_stacks(std::vector<std::vector<std::string>> kernel_frames, uint64_t ns) {
+  Stacks s;
+  s.images = {Image{"[kernel]", ""}};
+  s.processes = {StackProcess{kPid, "prog"}};
+  for (auto& names : kernel_frames) {
+    Stack st;
+    st.process = 0;
+    for (const std::string& n : names) {
+      st.frames.push_back(static_cast<uint32_t>(s.frames.size()));
+      s.frames.push_back(Frame{0, n, Mode::Kernel});
+    }
+    st.samples = 1;
+    st.period = ns;
+    s.stacks.push_back(st);
+  }
+  return s;
+}
+
+TEST(OffCpuModel, StacksLoseTheSchedulerAndGainTheirStateInTicks) {
+  const Stacks blocked =
+      named_stacks({{"__schedule", "schedule", "do_nanosleep", "hrtimer_nanosleep"}}, 30'000'000);
+  const Stacks runq = named_stacks(
+      {{"__schedule", "preempt_schedule_irq", "irqentry_exit"}, {"schedule", "pipe_read"}},
+      1'400'000);  // 0.7 ticks: kept; two stacks
+  OffCpuCounts counts;
+  counts.threads = {OffCpuThread{kPid, kPid, "prog", 0, 100, 40, 50, 10, 3, 40}};
+  const OffCpu o = off_cpu_from_stacks(blocked, runq, counts, 2'000'000, true);
+  EXPECT_EQ(o.tick_ns, 2'000'000u);
+  ASSERT_EQ(o.stacks.stacks.size(), 3u);
+  const Stack& first = o.stacks.stacks[0];  // heaviest first
+  EXPECT_EQ(first.samples, 15u);
+  EXPECT_EQ(first.period, 30'000'000u);
+  ASSERT_EQ(first.frames.size(), 3u);
+  EXPECT_EQ(o.stacks.frames[first.frames[0]].function, "do_nanosleep");
+  EXPECT_EQ(o.stacks.frames[first.frames[2]].function, kBlockedFrame);
+  EXPECT_EQ(o.stacks.images[o.stacks.frames[first.frames[2]].image].name, kOffCpuImage);
+  EXPECT_EQ(o.stacks.frames[o.stacks.stacks[1].frames[0]].function == "irqentry_exit" ||
+                o.stacks.frames[o.stacks.stacks[1].frames[0]].function == "pipe_read",
+            true);
+  EXPECT_EQ(o.stacks.frames[o.stacks.stacks[1].frames.back()].function, kRunQueueFrame);
+  EXPECT_EQ(o.wall_ns(), 100u);
+  EXPECT_EQ(o.on_ns() + o.blocked_ns() + o.runq_ns(), o.wall_ns());
+  EXPECT_TRUE(is_scheduler_frame("schedule_timeout"));
+  EXPECT_TRUE(is_scheduler_frame("__cond_resched.cold"));
+  EXPECT_FALSE(is_scheduler_frame("rt_mutex_slowlock"));
+  EXPECT_FALSE(is_scheduler_frame("do_nanosleep"));
+}
+
+TEST(OffCpuModel, TickIsTheSamplingPeriod) {
+  EventInfo clock{.name = "cpu-clock", .type = 1, .config = 0, .use_freq = true, .rate = 499};
+  EXPECT_EQ(off_cpu_tick_ns(clock), 1'000'000'000u / 499);
+  clock.use_freq = false;
+  clock.rate = 250'000;
+  EXPECT_EQ(off_cpu_tick_ns(clock), 250'000u);
+  EventInfo cycles{.name = "cycles", .type = 0, .config = 0, .use_freq = false, .rate = 100'000};
+  EXPECT_EQ(off_cpu_tick_ns(cycles), 1'000'000u);  // a count of events is no time
+  EXPECT_TRUE(is_clock_event(clock));
+  EXPECT_FALSE(is_clock_event(cycles));
+}
+
+OffCpu model() {
+  OffCpuCounts counts;
+  counts.threads = {OffCpuThread{kPid, kPid, "prog", 10, 1010, 500, 300, 200, 40, 490'000},
+                    OffCpuThread{kPid, kPid + 1, "", 20, 30, 5, 5, 0, 1, 0}};
+  counts.switches = 41;
+  counts.wakeups = 12;
+  counts.lost = 2;
+  OffCpu o = off_cpu_from_stacks(named_stacks({{"schedule", "pipe_read"}}, 4'000'000), Stacks{},
+                                 counts, 1'000'000, true);
+  o.source = "context switches of the recorded tasks";
+  return o;
+}
+
+TEST(OffCpuChunk, RoundTrips) {
+  const OffCpu o = model();
+  EXPECT_EQ(decode_off_cpu(encode_off_cpu(o)), o);
+}
+
+TEST(OffCpuChunk, DamageIsAClearError) {
+  const std::vector<uint8_t> bytes = encode_off_cpu(model());
+  for (size_t cut = 1; cut < bytes.size(); ++cut) {
+    try {
+      decode_off_cpu(std::span(bytes).first(cut));
+      ADD_FAILURE() << "a chunk cut at " << cut << " of " << bytes.size() << " decoded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("off-cpu"), std::string::npos) << e.what();
+    }
+  }
+  // A thread that ends before it starts is a lie about the lengths.
+  OffCpu liar = model();
+  liar.threads[0].end_ns = 1;
+  EXPECT_THROW(decode_off_cpu(encode_off_cpu(liar)), Error);
+  OffCpu no_tick = model();
+  no_tick.tick_ns = 0;
+  EXPECT_THROW(decode_off_cpu(encode_off_cpu(no_tick)), Error);
+}
+
+}  // namespace
+}  // namespace kprof

@@ -1,0 +1,184 @@
+// Issue 26 with the real binary: kprof record --off-cpu on a program with a
+// known split of its wall time (tests/programs/prog_offcpu.cpp: 50% computing,
+// 30% in nanosleep, 20% blocked reading a pipe another thread fills), and
+// the bad-input paths.
+//
+// The derivation of the tolerances: kprof measures each interval between
+// the kernel's own switch timestamps, so the on-CPU, blocked and run-queue
+// figures of a thread carry no sampling error; what separates them from the
+// program's clock is (a) where the program reads its clock around a phase
+// against where the kernel switches (microseconds a round, 10 rounds a
+// second), (b) run-queue time inside a phase (a preemption while computing,
+// the wakeup latency after a sleep: counted apart by kprof, inside the phase
+// by the program), and (c) the thread's life outside main's timed loop
+// (exec, dynamic loading, the join: a millisecond or two). Each is well
+// under 1% of a second; a phase is checked within 2% of the wall time
+// (20 ms), and the identity on + blocked + run queue = wall within 1% of
+// the program's own wall time. The stacks are rounded to ticks of the
+// sampling period (1 ms at -F 999): half a tick per stack at most.
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/profile.h"
+#include "perfabi/load.h"
+#include "tests/e2e/e2e_helpers.h"
+#include "tests/support/sampling.h"
+
+namespace kprof::e2e {
+namespace {
+
+struct Measured {
+  double compute_ms = 0, sleep_ms = 0, pipe_ms = 0, wall_ms = 0;
+  uint32_t main_tid = 0;
+};
+
+Measured parse(const std::string& out) {
+  std::smatch m;
+  Measured r;
+  if (std::regex_search(out, m,
+                        std::regex("compute_ms=([0-9.]+) sleep_ms=([0-9.]+) pipe_ms=([0-9.]+) "
+                                   "wall_ms=([0-9.]+) main_tid=([0-9]+)"))) {
+    r = {std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]),
+         static_cast<uint32_t>(std::stoul(m[5]))};
+  }
+  return r;
+}
+
+// The ns the stacks charge under `state` to a leaf function ("": any) with
+// `outer_user` among their callers.
+uint64_t main_thread_ns(const OffCpu& o, const std::string& state, const std::string& leaf,
+                        const std::string& outer_user) {
+  uint64_t ns = 0;
+  for (const Stack& s : o.stacks.stacks) {
+    if (s.frames.empty()) continue;
+    const auto fn = [&](uint32_t f) { return o.stacks.frames[f].function; };
+    if ((!leaf.empty() && fn(s.frames.front()) != leaf) || fn(s.frames.back()) != state) continue;
+    bool under = false;
+    for (uint32_t f : s.frames) under |= fn(f) == outer_user;
+    if (under) ns += s.period;
+  }
+  return ns;
+}
+
+TEST(OffCpuE2E, KnownSplitOfWallTimeAndItsStacks) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string out = dir.file("split.kprof");
+  const RunResult r = run({kprof_binary(), "record", "-g", "--off-cpu", "-F", "999", "-o", out,
+                           "--", program("kprof_prog_offcpu"), "1"},
+                          dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Measured m = parse(r.out);
+  ASSERT_GT(m.wall_ms, 900) << r.out;
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.off_cpu.has_value()) << "no OffCpu chunk\n" << r.describe();
+  const OffCpu& o = *p.off_cpu;
+  const OffCpuThread* main = nullptr;
+  for (const OffCpuThread& t : o.threads) {
+    if (t.tid == m.main_tid) main = &t;
+  }
+  ASSERT_NE(main, nullptr) << "main thread " << m.main_tid << " not followed";
+  ASSERT_EQ(o.threads.size(), 2u) << "the main thread and the pipe filler";
+  const double wall = m.wall_ms * 1e6, tol = 0.02 * wall;
+  EXPECT_EQ(main->on_ns + main->blocked_ns + main->runq_ns, main->wall_ns());
+  EXPECT_NEAR(static_cast<double>(main->wall_ns()), wall, 0.01 * wall)
+      << "the thread's life against the program's own wall time";
+  // Computing, the thread is on a CPU or, preempted (the suite runs beside
+  // other tests on two CPUs), on the run queue with `compute` on its stack.
+  const uint64_t preempted = main_thread_ns(o, kRunQueueFrame, "", "compute");
+  EXPECT_NEAR(static_cast<double>(main->on_ns + preempted), m.compute_ms * 1e6, tol);
+  EXPECT_NEAR(static_cast<double>(main->blocked_ns + main->runq_ns - preempted),
+              (m.sleep_ms + m.pipe_ms) * 1e6, tol);
+  // Sampled CPU time agrees with the switches' (cpu-clock counts ns).
+  ASSERT_TRUE(o.sampled_is_ns);
+  EXPECT_NEAR(static_cast<double>(main->sampled), static_cast<double>(main->on_ns), tol);
+  // The three places: compute on CPU, do_nanosleep and the pipe read blocked.
+  const double sleep =
+      static_cast<double>(main_thread_ns(o, kBlockedFrame, "do_nanosleep", "main") +
+                          main_thread_ns(o, kRunQueueFrame, "do_nanosleep", "main"));
+  EXPECT_NEAR(sleep, m.sleep_ms * 1e6, tol);
+  const uint64_t pipe_read = main_thread_ns(o, kBlockedFrame, "anon_pipe_read", "main") +
+                             main_thread_ns(o, kBlockedFrame, "pipe_read", "main") +
+                             main_thread_ns(o, kRunQueueFrame, "anon_pipe_read", "main") +
+                             main_thread_ns(o, kRunQueueFrame, "pipe_read", "main");
+  EXPECT_NEAR(static_cast<double>(pipe_read), m.pipe_ms * 1e6, tol);
+  ASSERT_TRUE(p.stacks.has_value());
+  uint64_t compute = 0;
+  for (const Stack& s : p.stacks->stacks) {
+    if (p.stacks->frames[s.frames.front()].function == "compute") compute += s.samples;
+  }
+  EXPECT_GT(compute * 2, p.stacks->total_samples()) << "CPU samples stay where the CPU time went";
+
+  // The views: report's identity line and the flat table, the folded export.
+  const RunResult report =
+      run({kprof_binary(), "report", "--off-cpu", "--no-pager", out}, dir.path(), 60);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("on-CPU"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("(100.00%)"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("do_nanosleep"), std::string::npos) << report.out;
+  const RunResult folded =
+      run({kprof_binary(), "export", "--off-cpu", "-f", "folded", out}, dir.path(), 60);
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  EXPECT_NE(folded.out.find(";[blocked];"), std::string::npos) << folded.out;
+  const RunResult info = run({kprof_binary(), "info", out}, dir.path(), 60);
+  EXPECT_NE(info.out.find("switches of 2 threads"), std::string::npos) << info.out;
+}
+
+TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string a = dir.file("a.kprof"), b = dir.file("b.kprof");
+  for (const std::string& f : {a, b}) {
+    const RunResult r = run({kprof_binary(), "record", "-g", "--off-cpu", "-o", f, "--",
+                             program("kprof_prog_offcpu"), "0.5"},
+                            dir.path(), 60);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+  }
+  const RunResult plain = run({kprof_binary(), "diff", "--no-pager", a, b}, dir.path(), 60);
+  ASSERT_EQ(plain.exit_code, 0) << plain.describe();
+  EXPECT_NE(plain.out.find("Off-CPU time"), std::string::npos) << "the short section\n"
+                                                               << plain.out;
+  const RunResult off =
+      run({kprof_binary(), "diff", "--off-cpu", "--no-pager", a, b, "--csv", dir.file("off.csv")},
+          dir.path(), 60);
+  ASSERT_EQ(off.exit_code, 0) << off.describe();
+  EXPECT_NE(off.out.find("do_nanosleep"), std::string::npos) << off.out;
+  EXPECT_NE(read_text(dir.file("off.csv")).find("anon_pipe_read"), std::string::npos);
+}
+
+TEST(OffCpuE2E, BadInputIsOneLine) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  // A count of hardware events is no time to count off-CPU time in.
+  RunResult r = run({kprof_binary(), "record", "--off-cpu", "-e", "cycles", "-c", "100000", "-o",
+                     dir.file("x.kprof"), "--", "true"},
+                    dir.path(), 60);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("-F"), std::string::npos) << r.err;
+  // A process that is gone.
+  r = run({kprof_binary(), "record", "--off-cpu", "-p", "999999999", "-o", dir.file("y.kprof")},
+          dir.path(), 60);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no process"), std::string::npos) << r.err;
+  // A profile without off-CPU time, asked for it.
+  const std::string flat = dir.file("flat.kprof");
+  ASSERT_EQ(run({kprof_binary(), "record", "-o", flat, "--", program("kprof_prog_offcpu"), "0.1"},
+                dir.path(), 60)
+                .exit_code,
+            0);
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{kprof_binary(), "report", "--off-cpu", flat},
+        std::vector<std::string>{kprof_binary(), "diff", "--off-cpu", flat, flat},
+        std::vector<std::string>{kprof_binary(), "export", "--off-cpu", "-f", "folded", flat}}) {
+    r = run(argv, dir.path(), 60);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("kprof record --off-cpu"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace kprof::e2e

@@ -1,0 +1,85 @@
+// A known split of wall time for `kprof record --off-cpu` (issue 26): in
+// rounds of 100 ms the main thread computes 50 ms (compute), sleeps 30 ms in
+// nanosleep (sleep_part) and blocks 20 ms reading a pipe that a second
+// thread fills after its own 20 ms sleep (wait_for_pipe). It prints what
+// it measured itself, so tests compare kprof's figures with the program's
+// own clock, not with constants:
+//   offcpu compute_ms=X sleep_ms=Y pipe_ms=Z wall_ms=W main_tid=T
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "prog_common.h"
+
+namespace {
+int go_pipe[2], done_pipe[2];
+volatile unsigned long sink;
+}  // namespace
+
+extern "C" {
+
+void compute(double seconds) {
+  const double end = kprof_prog_now() + seconds;
+  unsigned long x = 1;
+  while (kprof_prog_now() < end) {
+    for (int i = 0; i < 1000; ++i) x = x * 6364136223846793005ul + 1442695040888963407ul;
+  }
+  sink = x;
+}
+
+void sleep_part(double seconds) {
+  timespec ts{0, static_cast<long>(seconds * 1e9)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+void wait_for_pipe() {
+  char c = 1;
+  if (write(go_pipe[1], &c, 1) != 1 || read(done_pipe[0], &c, 1) != 1) _exit(3);
+}
+
+void* filler(void* arg) {
+  const double seconds = *static_cast<double*>(arg);
+  char c;
+  while (read(go_pipe[0], &c, 1) == 1) {
+    if (c == 0) break;
+    sleep_part(seconds);
+    if (write(done_pipe[1], &c, 1) != 1) _exit(3);
+  }
+  return nullptr;
+}
+}
+
+int main(int argc, char** argv) {
+  const double total = kprof_prog_arg_seconds(argc, argv, 1, 1.0, "usage: prog_offcpu [SECONDS]");
+  if (pipe(go_pipe) != 0 || pipe(done_pipe) != 0) return 3;
+  double fill = 0.020;
+  pthread_t t;
+  if (pthread_create(&t, nullptr, filler, &fill) != 0) return 3;
+  const double start = kprof_prog_now();
+  double compute_s = 0, sleep_s = 0, pipe_s = 0;
+  const int rounds = total < 0.1 ? 1 : static_cast<int>(total / 0.1 + 0.5);
+  for (int i = 0; i < rounds; ++i) {
+    double t0 = kprof_prog_now();
+    compute(0.050);
+    double t1 = kprof_prog_now();
+    sleep_part(0.030);
+    double t2 = kprof_prog_now();
+    wait_for_pipe();
+    double t3 = kprof_prog_now();
+    compute_s += t1 - t0;
+    sleep_s += t2 - t1;
+    pipe_s += t3 - t2;
+  }
+  const double wall = kprof_prog_now() - start;
+  char stop = 0;
+  if (write(go_pipe[1], &stop, 1) != 1) return 3;
+  pthread_join(t, nullptr);
+  std::printf("offcpu compute_ms=%.3f sleep_ms=%.3f pipe_ms=%.3f wall_ms=%.3f main_tid=%ld\n",
+              compute_s * 1e3, sleep_s * 1e3, pipe_s * 1e3, wall * 1e3,
+              static_cast<long>(syscall(SYS_gettid)));
+  return 0;
+}
