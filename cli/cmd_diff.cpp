@@ -296,6 +296,7 @@ int cmd_diff(int argc, char** argv) {
                                          [](const auto& r) { return r.second.has_value(); });
     if (!off_cpu && all_off_cpu) {
       std::vector<OffCpuSide> sides;
+      sides.reserve(off_cpu_runs.size());
       for (const auto& [source, o] : off_cpu_runs) sides.push_back({source, &*o});
       write_off_cpu_comparison(std::cout, sides);
     }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -281,10 +282,10 @@ int cmd_record(int argc, char** argv) {
       a.output, {.records = with_off_cpu ? static_cast<RecordSink*>(&both) : &agg}, &undecoded);
   // Named while the binaries surely exist, on this boot (symbolizer/finish.h).
   FinishOptions finish{.this_boot = true};
-  OffCpuCounts off_counts;
+  std::optional<OffCpuCounts> off_counts;  // emplaced: no move assignment of the counts
   if (with_off_cpu) {
-    off_counts = std::move(off_cpu).finish();
-    finish.off_cpu = &off_counts;
+    off_counts.emplace(std::move(off_cpu).finish());
+    finish.off_cpu = &*off_counts;
     finish.off_cpu_tick_ns = off_cpu_tick_ns(recorded.run.event);
     finish.sampled_is_ns = is_clock_event(recorded.run.event);
     finish.off_cpu_source = rec.off_cpu_source();

@@ -8,6 +8,7 @@
 // build-id and names kept from the recording for files that changed, skid
 // marks, compaction) is symbolizer/finish.h, shared with kprof record.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -70,10 +71,10 @@ int cmd_symbolize(int argc, char** argv) {
   FinishOptions finish{.this_boot = !boot.empty() && profile.run.boot_id == boot,
                        .previous = profile.histogram ? &*profile.histogram : nullptr};
   // A finished file's records no longer hold the switches: its OffCpu chunk stays.
-  OffCpuCounts off_counts;
+  std::optional<OffCpuCounts> off_counts;  // emplaced: no move assignment of the counts
   if (off_cpu.any()) {
-    off_counts = std::move(off_cpu).finish();
-    finish.off_cpu = &off_counts;
+    off_counts.emplace(std::move(off_cpu).finish());
+    finish.off_cpu = &*off_counts;
     finish.off_cpu_tick_ns = off_cpu_tick_ns(profile.run.event);
     finish.sampled_is_ns = is_clock_event(profile.run.event);
     finish.off_cpu_source = "context switches (read again by kprof symbolize)";

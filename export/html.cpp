@@ -297,6 +297,13 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
   const FlameTree tree =
       flame_tree({FlameRun{&hist.histogram, hist.stacks ? &*hist.stacks : nullptr}}, false);
   data["flame"] = flame_json(tree, str);
+  // A --off-cpu recording's off-CPU time, as a second flame graph beside the
+  // first (not when the page already shows it: report --off-cpu --html).
+  if (profile.off_cpu && profile.run.event.name != "off-cpu") {
+    const Histogram leaves = leaf_histogram(profile.off_cpu->stacks);
+    data["off_cpu_flame"] =
+        flame_json(flame_tree({FlameRun{&leaves, &profile.off_cpu->stacks}}, false), str);
+  }
   data["strings"] = str.take();
   write_page(out, data);
 }

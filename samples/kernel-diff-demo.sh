@@ -324,7 +324,7 @@ mkdir -p /tmp/out /tmp/run
 uname -r > /tmp/out/uname
 if [ @MODE@ = record ]; then
   cd /tmp/run
-  /bin/kprof record -g --syscalls -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
+  /bin/kprof record -g --syscalls --off-cpu -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
     --iterations 20000 > /tmp/out/workload.txt 2> /tmp/out/record.log
   echo $? > /tmp/out/record.rc
   cd /
@@ -425,4 +425,7 @@ done
 say "cost per system call in each guest (kprof record -g --syscalls), and what changed it:"
 "$kprof_static" diff --no-pager --per-call --label generic --label rt "$out/generic.kprof" \
   "$out/rt.kprof" --top 6
+say "time off CPU in each guest (kprof record --off-cpu: blocked, or waiting for a CPU), and what changed:"
+"$kprof_static" diff --no-pager --off-cpu --label generic --label rt "$out/generic.kprof" \
+  "$out/rt.kprof" --top 8
 say "the diff as a page (delta chart, sortable table, flame graph, cost per call): $out/diff.html"

@@ -3,14 +3,15 @@
 
   // ---------------------------------------------------------------- flame graph
 
-  const F = D.flame || {nodes: [], totals: []};
-  const NODES = F.nodes || [];
-  const N = NODES.length;
+  // One section per tree: the profile's (or the diff's), and on a report page
+  // of a --off-cpu recording its off-CPU time beside it (ids prefixed "off-cpu-").
   const ROW = 18;
-  const TOTALS = F.totals || [];
-  let drawFlame = null, flameResized = null;
-  {
-    const s = section('sec-flame', DIFF ? 'Differential flame graph' : 'Flame graph', 'flame graph');
+  function makeFlame(F, pfx, title) {
+    const NODES = F.nodes || [];
+    const N = NODES.length;
+    const TOTALS = F.totals || [];
+    let drawFlame = null, flameResized = null;
+    const s = section('sec-' + pfx + 'flame', title, pfx ? 'off-CPU flame graph' : 'flame graph');
     // children lists (CSR, in the given order), depths, display names: once
     const kidStart = new Int32Array(N + 1), kids = new Int32Array(Math.max(0, N - 1));
     const depth = new Int32Array(N);
@@ -96,20 +97,20 @@
     }
 
     // controls
-    const search = el('input', {type: 'search', id: 'flame-search', placeholder: 'search names',
+    const search = el('input', {type: 'search', id: pfx + 'flame-search', placeholder: 'search names',
       'aria-label': 'search frames by name', autocomplete: 'off', spellcheck: 'false'});
-    const matchEl = el('span', {id: 'flame-match', 'aria-live': 'polite'});
-    const reset = el('button', {type: 'button', id: 'flame-reset'}, 'reset zoom');
+    const matchEl = el('span', {id: pfx + 'flame-match', 'aria-live': 'polite'});
+    const reset = el('button', {type: 'button', id: pfx + 'flame-reset'}, 'reset zoom');
     const bar = el('div', {className: 'toolbar'});
     let sideSel = null, shape = null;
     if (DIFF && sideCount > 2) {
-      sideSel = el('select', {id: 'flame-side', 'aria-label': 'compared side'});
+      sideSel = el('select', {id: pfx + 'flame-side', 'aria-label': 'compared side'});
       for (let k = 1; k < sideCount; ++k) sideSel.append(el('option', {value: k}, label(k) + ' vs ' + label(0)));
       sideSel.value = String(st.side);
       bar.append(el('label', null, 'side ', sideSel));
     }
     if (DIFF) {
-      shape = el('input', {type: 'checkbox', id: 'flame-shape'});
+      shape = el('input', {type: 'checkbox', id: pfx + 'flame-shape'});
       bar.append(el('label', {title: 'widths from the base profile instead of the compared one'}, shape, 'base shape'));
     }
     bar.append(reset, search, matchEl);
@@ -124,11 +125,14 @@
       legend.append(sw('kernel', 'kernel'), sw('user', 'user'), sw('other', 'other'), sw('match', 'search match'),
         el('span', null, 'click a frame to zoom'));
     }
-    const flame = el('div', {id: 'flame', dataset: {zoom: '0'}});
-    const caption = el('p', {className: 'note', id: 'flame-caption'});
-    const tip = el('div', {id: 'tooltip', hidden: '', role: 'tooltip'});
+    const flame = el('div', {id: pfx + 'flame', className: 'flamegraph', dataset: {zoom: '0'}});
+    const caption = el('p', {className: 'note', id: pfx + 'flame-caption'});
     s.append(bar, legend, flame, caption);
-    document.body.append(tip);
+    let tip = document.getElementById('tooltip');   // one for every flame graph
+    if (!tip) {
+      tip = el('div', {id: 'tooltip', hidden: '', role: 'tooltip'});
+      document.body.append(tip);
+    }
 
     let drawn = [];   // [element, node] of the frames on screen
     let flameWidth = -1;
@@ -282,4 +286,10 @@
       runSearch();
       updateMatch();
     });
+    return {draw: drawFlame, resized: flameResized};
   }
+  const flames = [makeFlame(D.flame || {nodes: [], totals: []}, '',
+    DIFF ? 'Differential flame graph' : 'Flame graph')];
+  if (D.off_cpu_flame) flames.push(makeFlame(D.off_cpu_flame, 'off-cpu-', 'Off-CPU flame graph'));
+  const drawFlame = () => flames.forEach((f) => f.draw());
+  const flameResized = () => flames.some((f) => f.resized());

@@ -158,6 +158,13 @@ class PageTest(unittest.TestCase):
               os.path.join(ARGS.source, "samples/rt.kprof"), base,
               "--label", "generic", "--label", "rt", "--label", "here", "--html", h)
         cls.pages["h"] = h
+        # (j) a --off-cpu recording: its off-CPU flame graph beside the on-CPU one
+        oc = os.path.join(d, "offcpu.kprof")
+        kprof("record", "-g", "--off-cpu", "-F", "999", "-o", oc, "--",
+              os.path.join(ARGS.programs, "kprof_prog_offcpu"), "0.5")
+        j = os.path.join(d, "j.html")
+        kprof("report", oc, "--html", j)
+        cls.pages["j"] = j
 
         cls.browser = cdp.Browser(width=1400, height=1000)
         cls.browser.__enter__()
@@ -401,6 +408,33 @@ class PageTest(unittest.TestCase):
         self.assertEqual(first[:2], ["rt_spin_unlock", "changed"])
         self.assertGreater(first[2], 20, "the largest change has a visible bar")
         self.screenshot("per-call.png")
+
+    # ------------------------------------------------------------ (j)
+
+    def test_j_off_cpu_flame_graph_beside_the_on_cpu_one(self):
+        # Issue 26: the same flame graph, drawn from the off-CPU stacks, in a
+        # section of its own; both work on their own (search, one tooltip).
+        data = self.open("j")
+        self.assertIn("off_cpu_flame", data)
+        names = self.browser.evaluate(
+            "[...document.querySelectorAll('#off-cpu-flame .frame')].map(e => e.dataset.name)")
+        self.assertIn("[blocked]", names)
+        self.assertIn("do_nanosleep", names)
+        on = self.browser.evaluate(
+            "[...document.querySelectorAll('#flame .frame')].map(e => e.dataset.name)")
+        self.assertIn("compute", on)
+        self.assertNotIn("[blocked]", on, "the on-CPU graph keeps CPU samples only")
+        self.assertEqual(self.browser.evaluate("document.querySelectorAll('#tooltip').length"), 1)
+        self.assertEqual(self.browser.evaluate(
+            "document.querySelectorAll('.flamegraph').length"), 2)
+        self.browser.type_into("#off-cpu-flame-search", "nanosleep")
+        matched = self.browser.evaluate(
+            "[...document.querySelectorAll('#off-cpu-flame .frame.match')].map(e => e.dataset.name)")
+        self.assertIn("do_nanosleep", matched)
+        self.assertEqual(self.browser.evaluate(
+            "document.querySelectorAll('#flame .frame.match').length"), 0,
+            "searching one graph leaves the other as it was")
+        self.screenshot("off-cpu.png")
 
     def test_i_per_call_and_env_csv_read_by_pythons_csv(self):
         # The CSVs other tools read, through Python's own csv module.
