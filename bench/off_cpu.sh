@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 26: the cost of recording off-CPU time in a context-switch storm
-# (bench/pingpong.c: two threads ping-ponging a byte over pipes), against
+# (bench/pingpong.c: two threads ping-ponging a byte over pipes, pinned to
+# one CPU), against
 # perf's two ways of recording the same: `perf sched record` (system-wide
 # sched tracepoints) and `perf record -e sched:sched_switch -g`.
 #
@@ -24,18 +25,23 @@ results_dir off-cpu
 cc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pingpong" "$BENCH_DIR/pingpong.c"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing || true
 
+# Both threads on CPU 0: every round trip is two switches on one CPU, the
+# same storm each run (left to the scheduler, the pair is either on one CPU
+# or on two with an IPI per wakeup: 8x apart in round trips, run to run).
+PP=(taskset -c 0 "$W/pingpong")
+
 field() { sed -n "s/.*$2=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 
 run_one() {  # TOOL RUN
   local tool=$1 r=$2 out=$W/$1.$2
   case $tool in
-    alone) timed "$out.time" "$W/pingpong" "$SECS" >"$out.txt" 2>"$out.err" ;;
+    alone) timed "$out.time" "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof) timed "$out.time" "$KPROF" record -g --off-cpu -F "$FREQ" -o "$out.data" -- \
-             "$W/pingpong" "$SECS" >"$out.txt" 2>"$out.err" ;;
+             "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-sched) timed "$out.time" perf sched record -o "$out.data" -- \
-             "$W/pingpong" "$SECS" >"$out.txt" 2>"$out.err" ;;
+             "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-switch) timed "$out.time" perf record -e sched:sched_switch -g -o "$out.data" -- \
-             "$W/pingpong" "$SECS" >"$out.txt" 2>"$out.err" ;;
+             "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
   esac
   local trips per cpu tree lost bytes
   trips=$(field "$out.txt" round_trips)

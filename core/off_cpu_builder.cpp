@@ -200,7 +200,12 @@ void OffCpuBuilder::on_lost(const Lost& l) {
 }
 
 OffCpuCounts OffCpuBuilder::finish() && {
-  OffCpuCounts out;
+  // Built in place: the counts are moved in, never assigned.
+  OffCpuCounts out{.blocked = std::move(blocked_).take_counts(),
+                   .runq = std::move(runq_).take_counts(),
+                   .switches = switches_,
+                   .wakeups = wakeups_,
+                   .lost = lost_};
   for (auto& [tid, th] : threads_) {
     if (!th.exited) {
       const uint64_t end = std::max(last_, th.since);
@@ -218,11 +223,6 @@ OffCpuCounts OffCpuBuilder::finish() && {
   std::sort(out.threads.begin(), out.threads.end(), [](const auto& a, const auto& b) {
     return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
   });
-  out.blocked = std::move(blocked_).take_counts();
-  out.runq = std::move(runq_).take_counts();
-  out.switches = switches_;
-  out.wakeups = wakeups_;
-  out.lost = lost_;
   return out;
 }
 
