@@ -103,6 +103,16 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   }
   out.source =
       system_wide ? "context switches on every CPU" : "context switches of the recorded tasks";
+  if (base.exclude_kernel) {
+    // A switch happens in the kernel: with kernel samples refused, its
+    // sample (the stack) is never written, only the times.
+    notices->push_back(
+        "off-CPU stacks are not known (kernel samples are not allowed: kernel.perf_event_paranoid "
+        "is " +
+        std::to_string(perf_event_paranoid()) +
+        "): the time off CPU is charged to [unknown]; `sysctl kernel.perf_event_paranoid=1` "
+        "allows them");
+  }
   if (!wakeup) return out;
   perf_event_attr wk = off_cpu_attr(base);
   wk.type = PERF_TYPE_TRACEPOINT;

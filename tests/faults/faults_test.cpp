@@ -352,6 +352,36 @@ TEST_F(Faults, UnprivilegedUserRecordsUserSpaceWithANotice) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// Off-CPU as a user: the times are recorded (the user's own switches), the
+// wakeups (system-wide) and the stacks (the kernel's) are not, each said once.
+TEST_F(Faults, UnprivilegedOffCpuRecordsTimesAndSaysWhatIsMissing) {
+  std::string why;
+  std::vector<std::string> argv = as_nobody(&why);
+  KPROF_REQUIRE_ROOT_SETUP(!argv.empty(), why);
+  SysctlGuard paranoid("kernel/perf_event_paranoid", "2");
+  KPROF_REQUIRE_ROOT_SETUP(paranoid.ok(), paranoid.why());
+  TempDir area;
+  ::chmod(area.path().c_str(), 0777);
+  const std::string out = area.file("o.kprof");
+  for (const std::string& a :
+       record_argv(out, {program("kprof_prog_offcpu"), "0.3"}, {"--off-cpu"})) {
+    argv.push_back(a);
+  }
+  RunResult r = e2e::run(argv, logs_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(lines_mentioning(r.err_lines(), "without wakeups").size(), 1u) << r.describe();
+  EXPECT_EQ(lines_mentioning(r.err_lines(), "off-CPU stacks are not known").size(), 1u)
+      << r.describe();
+  Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.off_cpu.has_value()) << r.describe();
+  ASSERT_EQ(p.off_cpu->threads.size(), 2u);
+  for (const OffCpuThread& t : p.off_cpu->threads) {
+    EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+    EXPECT_GT(t.switches, 0u);
+  }
+  EXPECT_EQ(p.off_cpu->wakeups, 0u);
+}
+
 TEST_F(Faults, UnprivilegedSystemWideSaysWhatPermissionIsMissing) {
   std::string why;
   std::vector<std::string> argv = as_nobody(&why);
