@@ -140,11 +140,14 @@ TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
   ASSERT_EQ(plain.exit_code, 0) << plain.describe();
   EXPECT_NE(plain.out.find("Off-CPU time"), std::string::npos) << "the short section\n"
                                                                << plain.out;
-  const RunResult off =
-      run({kprof_binary(), "diff", "--off-cpu", "--no-pager", a, b, "--csv", dir.file("off.csv")},
-          dir.path(), 60);
+  const RunResult off = run({kprof_binary(), "diff", "--off-cpu", "--no-pager", a, b, "--score",
+                             a + "=10", "--score", b + "=9", "--csv", dir.file("off.csv")},
+                            dir.path(), 60);
   ASSERT_EQ(off.exit_code, 0) << off.describe();
   EXPECT_NE(off.out.find("do_nanosleep"), std::string::npos) << off.out;
+  // Per unit of work where scores exist: off-CPU ns per unit of work, and
+  // how much of its change the rows account for.
+  EXPECT_NE(off.out.find("per unit of work"), std::string::npos) << off.out;
   EXPECT_NE(read_text(dir.file("off.csv")).find("anon_pipe_read"), std::string::npos);
 }
 
