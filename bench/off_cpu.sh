@@ -11,7 +11,10 @@
 # then again), medians of:
 #   - the workload's round trips per second (slowdown against alone);
 #   - the recorder's own CPU seconds (the whole tree's, less the workload's
-#     own, which it prints);
+#     own, which it prints), and of those the seconds while recording (kprof:
+#     `kprof info`'s "kprof cpu time", the rest is decoding, following the
+#     switches, naming and compressing once the events are off, which perf
+#     leaves to perf sched timehist / perf report; perf: all of it);
 #   - lost events (kprof's closing line; perf's "lost N chunks"/LOST events);
 #   - bytes per context switch: the file's size over the workload's switches
 #     (two per round trip).
@@ -43,20 +46,25 @@ run_one() {  # TOOL RUN
     perf-switch) timed "$out.time" perf record -e sched:sched_switch -g -o "$out.data" -- \
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
   esac
-  local trips per cpu tree lost bytes
+  local trips per cpu tree lost bytes rec
   trips=$(field "$out.txt" round_trips)
   per=$(field "$out.txt" per_s)
   cpu=$(field "$out.txt" cpu_s)
   tree=$(cpu_of "$out.time")
   bytes=0
   [[ -f $out.data ]] && bytes=$(stat -c %s "$out.data")
+  rec=$(sub "$tree" "$cpu")
+  if [[ $tool == kprof ]]; then
+    rec=$("$KPROF" info "$out.data" | sed -n 's/^kprof cpu time: *user \([0-9.]*\) s, sys \([0-9.]*\) s.*/\1 \2/p' |
+          awk '{printf "%.3f", $1 + $2}')
+  fi
   case $tool in
     kprof) lost=$(sed -n 's/.*samples (\([0-9]*\) lost).*/\1/p' "$out.err" | tail -1) ;;
     perf-*) lost=$(perf report -i "$out.data" --stats 2>/dev/null |
                    awk '/LOST_SAMPLES|LOST events/ {s += $NF} END {print s + 0}') ;;
     *) lost=0 ;;
   esac
-  echo "$tool $r per_s=$per own_cpu_s=$(sub "$tree" "$cpu") lost=${lost:-0} bytes_per_switch=$(awk -v b="$bytes" -v t="$trips" 'BEGIN { printf "%.1f", t ? b / (2 * t) : 0 }')"
+  echo "$tool $r per_s=$per own_cpu_s=$(sub "$tree" "$cpu") recording_cpu_s=${rec:-0} lost=${lost:-0} bytes_per_switch=$(awk -v b="$bytes" -v t="$trips" 'BEGIN { printf "%.1f", t ? b / (2 * t) : 0 }')"
 }
 
 {
@@ -77,15 +85,16 @@ for line in open(sys.argv[1]):
     rows.setdefault(tool, []).append({k: float(v) for k, v in d.items()})
 med = {t: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for t, rs in rows.items()}
 alone = med['alone']['per_s']
-print(f"{'tool':12} {'round trips/s':>14} {'slowdown':>9} {'own CPU s':>10} {'lost':>6} {'bytes/switch':>13}")
+print(f"{'tool':12} {'round trips/s':>14} {'slowdown':>9} {'own CPU s':>10} {'recording':>10} {'lost':>6} {'bytes/switch':>13}")
 for t in ('alone', 'kprof', 'perf-sched', 'perf-switch'):
     m = med[t]
     slow = 100 * (1 - m['per_s'] / alone)
-    print(f"{t:12} {m['per_s']:14.0f} {slow:8.1f}% {m['own_cpu_s']:10.3f} {m['lost']:6.0f} {m['bytes_per_switch']:13.1f}")
+    print(f"{t:12} {m['per_s']:14.0f} {slow:8.1f}% {m['own_cpu_s']:10.3f} {m['recording_cpu_s']:10.3f} {m['lost']:6.0f} {m['bytes_per_switch']:13.1f}")
 k = med['kprof']
 for t in ('perf-sched', 'perf-switch'):
     p = med[t]
-    print(f"kprof / {t}: own CPU {k['own_cpu_s'] / p['own_cpu_s']:.2f}x, bytes per switch "
+    print(f"kprof / {t}: own CPU {k['own_cpu_s'] / p['own_cpu_s']:.2f}x (while recording "
+          f"{k['recording_cpu_s'] / p['recording_cpu_s']:.2f}x), bytes per switch "
           f"{k['bytes_per_switch'] / p['bytes_per_switch']:.2f}x" if p['own_cpu_s'] > 0 and p['bytes_per_switch'] > 0 else f"kprof / {t}: n/a")
 PY
 echo "results: $RESULT"

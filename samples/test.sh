@@ -245,7 +245,15 @@ test_demo() {
     { fail "the demo wrote no diff page ($tmp/demo/diff.html)"; return; }
   grep -qF "$tmp/demo/diff.html" "$tmp/demo.log" ||
     { fail "the demo did not print the page's path"; return; }
-  check_demo_profiles "$tmp/demo/generic.kprof" "$tmp/demo/rt.kprof"
+  check_demo_profiles "$tmp/demo/generic.kprof" "$tmp/demo/rt.kprof" || return
+  # The guests record off-CPU time, and the demo prints its diff.
+  local l
+  for l in generic rt; do
+    "$KPROF" info "$tmp/demo/$l.kprof" | grep -qE '^off-CPU: +[0-9,]+ switches of [0-9,]+ threads' ||
+      { fail "the $l guest recorded no off-CPU time"; return; }
+  done
+  grep -q 'time off CPU in each guest' "$tmp/demo.log" ||
+    { fail "the demo did not print the off-CPU diff"; return; }
 }
 
 for t in syscalls oltp compile shipped demo; do
