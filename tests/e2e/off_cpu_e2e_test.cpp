@@ -11,11 +11,13 @@
 // second), (b) run-queue time inside a phase (a preemption while computing,
 // the wakeup latency after a sleep: counted apart by kprof, inside the phase
 // by the program), and (c) the thread's life outside main's timed loop
-// (exec, dynamic loading, the join: a millisecond or two). Each is well
-// under 1% of a second; a phase is checked within 2% of the wall time
-// (20 ms), and the identity on + blocked + run queue = wall within 1% of
-// the program's own wall time. The stacks are rounded to ticks of the
-// sampling period (1 ms at -F 999): half a tick per stack at most.
+// (exec, dynamic loading, the join: a millisecond or two on a quiet
+// machine, 11 ms seen under the ASan suite's load, where exec and exit wait
+// for a CPU too). (a) and (b) are well under 1% of a second; a phase is
+// checked within 2% of the wall time (20 ms). The identity on + blocked +
+// run queue = the thread's wall holds exactly; that wall holds the
+// program's own and exceeds it by (c) only, checked within 3%. The stacks are rounded to ticks of
+// the sampling period (1 ms at -F 999): half a tick per stack at most.
 #include <regex>
 #include <string>
 
@@ -83,7 +85,11 @@ TEST(OffCpuE2E, KnownSplitOfWallTimeAndItsStacks) {
   ASSERT_EQ(o.threads.size(), 2u) << "the main thread and the pipe filler";
   const double wall = m.wall_ms * 1e6, tol = 0.02 * wall;
   EXPECT_EQ(main->on_ns + main->blocked_ns + main->runq_ns, main->wall_ns());
-  EXPECT_NEAR(static_cast<double>(main->wall_ns()), wall, 0.01 * wall)
+  // The thread's life holds the program's timed loop, and little more: its
+  // exec and dynamic loading before, the join and exit after.
+  EXPECT_GE(static_cast<double>(main->wall_ns()), wall)
+      << "the thread's life against the program's own wall time";
+  EXPECT_LE(static_cast<double>(main->wall_ns()), wall + 0.03 * wall)
       << "the thread's life against the program's own wall time";
   // Computing, the thread is on a CPU or, preempted (the suite runs beside
   // other tests on two CPUs), on the run queue with `compute` on its stack.
