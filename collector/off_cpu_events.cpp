@@ -61,11 +61,30 @@ perf_event_attr off_cpu_attr(const perf_event_attr& base) {
   return a;
 }
 
-bool store_id(const Fd& fd, SampleKind kind, OffCpuEvents& out) {
-  uint64_t id = 0;
-  if (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) return false;
-  out.kinds.emplace_back(id, kind);
-  return true;
+// Opens `attr` for each (CPU, pid), adding each event, its id as `kind` and
+// its ring to `out`; on the first failure takes back what this call added
+// and returns the errno (0: all opened).
+int open_each(const perf_event_attr& attr, const std::vector<pid_t>& pids,
+              const std::vector<int>& cpus, SampleKind kind, OffCpuEvents& out) {
+  const size_t before = out.fds.size(), kinds_before = out.kinds.size();
+  int err = 0;
+  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
+    for (pid_t pid : pids) {
+      Fd fd = open_perf_event(attr, pid, cpus[c], -1, &err);
+      uint64_t id = 0;
+      if (err == 0 && ::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) err = errno;
+      if (err != 0) break;
+      out.kinds.emplace_back(id, kind);
+      out.fds.push_back(std::move(fd));
+      out.ring.push_back(c);
+    }
+  }
+  if (err != 0) {
+    out.fds.resize(before);
+    out.ring.resize(before);
+    out.kinds.resize(kinds_before);
+  }
+  return err;
 }
 
 }  // namespace
@@ -80,18 +99,7 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   cs.type = PERF_TYPE_SOFTWARE;
   cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   cs.context_switch = 1;
-  int err = 0;
-  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
-    for (pid_t pid : pids) {
-      Fd fd = open_perf_event(cs, pid, cpus[c], -1, &err);
-      if (err != 0 || !store_id(fd, SampleKind::SwitchOut, out)) {
-        if (err == 0) err = errno;
-        break;
-      }
-      out.fds.push_back(std::move(fd));
-      out.ring.push_back(c);
-    }
-  }
+  int err = open_each(cs, pids, cpus, SampleKind::SwitchOut, out);
   if (err != 0) {
     notices->push_back(std::string("no off-CPU time: cannot open the context-switch events (") +
                        std::strerror(err) +
@@ -124,20 +132,8 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   // cost the storm of bench/off_cpu.sh a tenth of its round trips.
   wk.exclude_callchain_kernel = wk.exclude_callchain_user = 1;
   wk.sample_type |= PERF_SAMPLE_RAW;
-  const size_t before = out.fds.size();
-  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
-    Fd fd = open_perf_event(wk, -1, cpus[c], -1, &err);
-    if (err != 0 || !store_id(fd, SampleKind::Wakeup, out)) {
-      if (err == 0) err = errno;
-      break;
-    }
-    out.fds.push_back(std::move(fd));
-    out.ring.push_back(c);
-  }
+  err = open_each(wk, {-1}, cpus, SampleKind::Wakeup, out);
   if (err != 0) {
-    out.fds.resize(before);
-    out.ring.resize(before);
-    std::erase_if(out.kinds, [](const auto& k) { return k.second == SampleKind::Wakeup; });
     notices->push_back(std::string("off-CPU: cannot open sched:sched_wakeup (") +
                        std::strerror(err) +
                        "): a blocked thread's wait after its wakeup counts as blocked");
