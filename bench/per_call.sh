@@ -4,7 +4,7 @@
 #
 #   bench/per_call.sh [RUNS=5] [SECONDS=4]
 #   bench/per_call.sh --demo DIR   agreement in the demo's guests (DIR: the
-#                                  demo's --out, recorded with -g --syscalls)
+#                                  demo's --out: LABEL-N.kprof, LABEL/workload-N.txt)
 #
 # 1. Agreement: RUNS recordings of samples/syscalls (`kprof record -g
 #    --syscalls`, FREQ Hz); per call, kprof's ns per call (under the call's
@@ -19,10 +19,17 @@ set -euo pipefail
 if [[ ${1:-} == --demo ]]; then
   find_kprof
   d=${2:?--demo DIR}
-  for l in generic rt; do
-    "$KPROF" report --per-call "$d/$l.kprof" --csv "$d/$l.per-call.csv" >/dev/null
+  for l in generic cloud rt; do
+    pairs=()
+    for f in "$d/$l"-[0-9]*.kprof; do
+      [[ -f $f ]] || continue
+      n=${f##*-}; n=${n%.kprof}
+      "$KPROF" report --per-call "$f" --csv "$d/$l-$n.per-call.csv" >/dev/null
+      pairs+=("$d/$l/workload-$n.txt" "$d/$l-$n.per-call.csv")
+    done
+    (( ${#pairs[@]} )) || continue
     echo "# $l guest"
-    python3 "$BENCH_DIR/per_call_agreement.py" "$d/$l/workload.txt" "$d/$l.per-call.csv"
+    python3 "$BENCH_DIR/per_call_agreement.py" "${pairs[@]}"
   done
   exit 0
 fi

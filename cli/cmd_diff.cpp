@@ -32,6 +32,45 @@ namespace {
 // types) before parsing.
 constexpr const char* kSeparator = "\x1f--";
 
+bool all_off_cpu_runs(const std::vector<std::vector<std::optional<OffCpu>>>& sides) {
+  return std::all_of(sides.begin(), sides.end(), [](const auto& side) {
+    return std::all_of(side.begin(), side.end(), [](const auto& o) { return o.has_value(); });
+  });
+}
+
+// kprof diff --sections: which parts of the text diff to print.
+struct Sections {
+  DiffSections text;
+  bool off_cpu = true, floor = true;
+};
+
+Sections parse_sections(const std::string& list) {
+  Sections s;
+  if (list.empty()) return s;
+  s.text = {false, false, false, false};
+  s.off_cpu = s.floor = false;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    bool* flag = name == "env"       ? &s.text.env
+                 : name == "summary" ? &s.text.summary
+                 : name == "top"     ? &s.text.top
+                 : name == "matched" ? &s.text.matched
+                 : name == "off-cpu" ? &s.off_cpu
+                 : name == "floor"   ? &s.floor
+                                     : nullptr;
+    if (flag == nullptr) {
+      throw Error("--sections: no part '" + name +
+                      "' (env, summary, top, matched, off-cpu, floor, comma-separated)",
+                  2);
+    }
+    *flag = true;
+  }
+  return s;
+}
+
 std::vector<DiffSide> split_sides(const std::vector<std::string>& args) {
   std::vector<std::vector<std::string>> groups(1);
   for (const std::string& a : args) {
@@ -159,6 +198,8 @@ int cmd_diff(int argc, char** argv) {
                  "has several runs")
       ->required();
   add_input_options(app, input);
+  SampleFilter filter;
+  add_filter_options(app, filter);
   std::string color = "auto";
   add_color_option(app, color);
   bool no_pager = false;
@@ -215,6 +256,12 @@ int cmd_diff(int argc, char** argv) {
                "with the same statistics (needs kprof record --off-cpu); with --children, "
                "--callers, --csv, --json, --html, --folded");
 
+  std::string sections_list;
+  app.add_option("--sections", sections_list,
+                 "the parts of the text diff to print, comma-separated (default all): env (what "
+                 "differs besides the workload), summary, top (side by side), matched (with cost "
+                 "moves, per-work and merged names), off-cpu, floor");
+
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i)
     args.emplace_back(std::string(argv[i]) == "--" ? kSeparator : argv[i]);
@@ -224,6 +271,12 @@ int cmd_diff(int argc, char** argv) {
   opts.color = use_color(color);
   opts.line_width = terminal_columns();
   opts.view = view.children ? "children" : view.callers.empty() ? "" : "callers " + view.callers;
+  const Sections sections = parse_sections(sections_list);
+  if (per_call && !filter.empty()) {
+    throw Error(
+        "--per-call divides by every call the recording counted: it takes no " + filter.describe(),
+        2);
+  }
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");
   }
@@ -235,12 +288,22 @@ int cmd_diff(int argc, char** argv) {
     throw Error("got " + std::to_string(labels.size()) + " --label for " +
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
-  // Each run's off-CPU time, for the default diff's short section.
-  std::vector<std::pair<std::string, std::optional<OffCpu>>> off_cpu_runs;
-  for (DiffSide& side : in.sides) {
+  // Each run's off-CPU time, per side, for the default diff's short section.
+  std::vector<std::vector<std::optional<OffCpu>>> off_cpu_runs(in.sides.size());
+  std::vector<DiffSide> off_cpu_sides(in.sides.size());  // --html: the runs' off-CPU time
+  for (size_t s = 0; s < in.sides.size(); ++s) {
+    DiffSide& side = in.sides[s];
     for (DiffRun& run : side.runs) {
       Profile p = load_input(run.source, input);
-      off_cpu_runs.emplace_back(run.source, p.off_cpu);
+      apply_filter(p, filter);
+      if (!filter.empty()) in.warnings.push_back(run.source + ": " + p.run.notices.back());
+      off_cpu_runs[s].push_back(p.off_cpu);
+      // The page's off-CPU flame graph: the same run as --off-cpu reads it.
+      if (!off_cpu && !html_path.empty() && p.off_cpu) {
+        std::vector<std::string> ignored;
+        off_cpu_sides[s].runs.push_back(
+            diff_run_of(off_cpu_profile(Profile(p), run.source), ignored, view));
+      }
       if (off_cpu) p = off_cpu_profile(std::move(p), run.source);
       run = diff_run_of(std::move(p), in.warnings, view);
     }
@@ -290,17 +353,19 @@ int cmd_diff(int argc, char** argv) {
     return 0;
   }
   if (on_stdout == 0) {
-    write_diff_text(std::cout, result);
+    write_diff_text(std::cout, result, sections.text);
     std::cout << "\n";
-    const bool all_off_cpu = std::all_of(off_cpu_runs.begin(), off_cpu_runs.end(),
-                                         [](const auto& r) { return r.second.has_value(); });
-    if (!off_cpu && all_off_cpu) {
+    if (sections.off_cpu && !off_cpu && all_off_cpu_runs(off_cpu_runs)) {
       std::vector<OffCpuSide> sides;
       sides.reserve(off_cpu_runs.size());
-      for (const auto& [source, o] : off_cpu_runs) sides.push_back({source, &*o});
+      for (size_t s = 0; s < off_cpu_runs.size(); ++s) {
+        OffCpuSide side{result.labels[s], {}};
+        for (const std::optional<OffCpu>& o : off_cpu_runs[s]) side.runs.push_back(&*o);
+        sides.push_back(std::move(side));
+      }
       write_off_cpu_comparison(std::cout, sides);
     }
-    write_detectability(std::cout, detectability(in, result));
+    if (sections.floor) write_detectability(std::cout, detectability(in, result));
     std::cout.flush();
     if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
   }
@@ -313,7 +378,17 @@ int cmd_diff(int argc, char** argv) {
   }
   if (!html_path.empty()) {
     Output out = open_output(html_path);
-    write_diff_html(out.stream(), in, result, diff_flame(in));
+    // Every run recorded off-CPU time: its differential flame graph too,
+    // over the runs read again as off-CPU profiles (as --off-cpu reads them).
+    std::optional<FlameDiff> off_flame;
+    if (!off_cpu && all_off_cpu_runs(off_cpu_runs)) {
+      DiffInput off_in;
+      off_in.options = in.options;
+      for (size_t i = 0; i < in.sides.size(); ++i) off_cpu_sides[i].label = in.sides[i].label;
+      off_in.sides = std::move(off_cpu_sides);
+      off_flame = diff_flame(off_in);
+    }
+    write_diff_html(out.stream(), in, result, diff_flame(in), off_flame ? &*off_flame : nullptr);
     out.close();
   }
   if (!folded_path.empty()) {

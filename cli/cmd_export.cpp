@@ -51,13 +51,15 @@ int cmd_export(int argc, char** argv) {
   app.add_option("FILE", file, "profile to read: .kprof or perf.data ('-': standard input)")
       ->capture_default_str();
   add_input_options(app, input);
+  SampleFilter filter;
+  add_filter_options(app, filter);
   app.add_option("--format,-f", format, "folded or pprof")
       ->required()
       ->check(CLI::IsMember({"folded", "pprof"}));
   app.add_option("--output,-o", out,
                  "file to write, '-' for stdout (default: stdout for folded; for pprof "
                  "FILE with .kprof replaced by .pb.gz; pprof never goes to a terminal)");
-  app.add_flag("--pid", folded.pid,
+  app.add_flag("--per-pid", folded.pid,
                "folded: one process frame per process (comm-pid), not per program name (comm)");
   bool off_cpu = false;
   app.add_flag("--off-cpu", off_cpu,
@@ -68,6 +70,7 @@ int cmd_export(int argc, char** argv) {
   if (out.empty()) out = fmt == ExportFormat::Pprof ? default_pprof_path(file) : "-";
 
   Profile profile = load_input(file, input);
+  apply_filter(profile, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   require_recovered_samples(profile, hist);

@@ -54,6 +54,8 @@ int cmd_report(int argc, char** argv) {
                  "('-': standard input, e.g. ssh host cat x.kprof | kprof report -)")
       ->capture_default_str();
   add_input_options(app, input);
+  SampleFilter filter;
+  add_filter_options(app, filter);
   std::string color = "auto";
   add_color_option(app, color);
   app.add_option("--top,-n", opts.top,
@@ -113,7 +115,13 @@ int cmd_report(int argc, char** argv) {
   opts.sort = parse_sort_key(sort);
   opts.header = !no_header;
 
+  if (per_call && !filter.empty()) {
+    throw Error(
+        "--per-call divides by every call the recording counted: it takes no " + filter.describe(),
+        2);
+  }
   Profile profile = load_input(file, input);
+  apply_filter(profile, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   // The off-CPU header: what a sample is, and each thread's time on one scale.

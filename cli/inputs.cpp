@@ -22,6 +22,27 @@ void add_input_options(CLI::App& app, InputOptions& options) {
                  "perf's build-id cache)");
 }
 
+void add_filter_options(CLI::App& app, SampleFilter& filter) {
+  app.add_option("--comm", filter.comms,
+                 "count only the samples of these processes (by name; comma-separated, or "
+                 "repeated; -g profiles)")
+      ->delimiter(',')
+      ->type_name("COMM");
+  app.add_option("--pid", filter.pids,
+                 "count only the samples of these process ids (comma-separated; -g profiles)")
+      ->delimiter(',')
+      ->type_name("PID");
+  app.add_option("--dso", filter.dsos,
+                 "count only the samples that hit these images: a path, a file name "
+                 "(libc.so.6) or [kernel.kallsyms] (comma-separated)")
+      ->delimiter(',')
+      ->type_name("IMAGE");
+  app.add_option("--symbol", filter.symbols,
+                 "count only the samples that hit this function (as --callers takes it; "
+                 "repeat for several)")
+      ->type_name("FUNC");
+}
+
 importer::ImportOptions import_options(const InputOptions& options) {
   importer::ImportOptions o;
   o.event = options.event;

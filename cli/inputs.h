@@ -9,6 +9,7 @@
 
 #include "core/profile.h"
 #include "importer/import.h"
+#include "report/filter.h"
 
 namespace kprof::cli {
 
@@ -23,5 +24,9 @@ void add_input_options(CLI::App& app, InputOptions& options);
 // ($PERF_BUILDID_DIR, else $HOME/.debug).
 importer::ImportOptions import_options(const InputOptions& options);
 Profile load_input(const std::string& path, const InputOptions& options);
+
+// --comm, --pid, --dso, --symbol (report/filter.h), for the commands that
+// count samples: report, diff, export.
+void add_filter_options(CLI::App& app, SampleFilter& filter);
 
 }  // namespace kprof::cli

@@ -25,7 +25,9 @@ constexpr const char* kUsage =
     "  import     convert a perf.data into a self-contained .kprof profile\n"
     "  events     events this machine knows, and which of them open here\n"
     "\n"
-    "kprof <command> --help for a command's options.\n";
+    "kprof <command> --help for a command's options; man kprof-<command> once installed.\n"
+    "\n"
+    "kprof " KPROF_VERSION "\n";
 
 struct Command {
   std::string_view name;
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
-    std::puts("kprof 0.1.0");
+    std::puts("kprof " KPROF_VERSION);
     return 0;
   }
   for (const Command& c : kCommands) {

@@ -15,8 +15,13 @@ namespace kprof::cli {
 // Returns an exit code when parsing already answered (--help), else nullopt.
 template <typename... Args>
 std::optional<int> parse_args(CLI::App& app, Args&&... args) {
+  // Every command's --help ends with the version, and takes --version.
+  if (app.get_footer().empty()) app.footer("kprof " KPROF_VERSION);
+  app.set_version_flag("--version", "kprof " KPROF_VERSION);
   try {
     app.parse(std::forward<Args>(args)...);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -158,6 +158,10 @@ uint64_t Recorder::damaged_records() const {
 bool Recorder::exec_failed() const {
   return impl_->exec_failed;
 }
+const EventInfo& Recorder::event() const {
+  return impl_->run.event;
+}
+
 const std::string& Recorder::off_cpu_source() const {
   return impl_->events->off_cpu_source();
 }
@@ -245,9 +249,9 @@ void Recorder::Impl::setup() {
     std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
   }
   events = EventSet::open(req, &run.event, &run.notices);
-  if (opt.syscalls) {
+  if (opt.syscalls || !opt.syscalls_only.empty()) {
     const size_t before = run.notices.size();
-    syscalls = SyscallCounter::open(req.pids, req.enable_on_exec, &run.notices);
+    syscalls = SyscallCounter::open(req.pids, req.enable_on_exec, opt.syscalls_only, &run.notices);
     for (size_t i = before; i < run.notices.size(); ++i) {
       std::fprintf(stderr, "kprof: %s\n", run.notices[i].c_str());
     }

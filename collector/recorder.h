@@ -66,6 +66,7 @@ struct RecordOptions {
   // (collector/syscall_counter.h), stored as a SyscallCounts chunk before
   // Summary; where it cannot, a notice and no counts.
   bool syscalls = false;
+  std::vector<std::string> syscalls_only;  // --syscalls-only: just these calls (implies syscalls)
   // --score-from [NAME=]REGEX (collector/score_from.h): the workload's stdout
   // passes through kprof, and the score read from it goes in Summary::scores;
   // "" = none (the workload writes to kprof's stdout directly).
@@ -109,6 +110,9 @@ class Recorder {
   // What --off-cpu recorded (OffCpu::source); "" when it could not (a
   // notice said why) or was not asked for.
   const std::string& off_cpu_source() const;
+  // The event that ran (the fallback's, when it fell back); known once
+  // constructed.
+  const EventInfo& event() const;
   // Whether run() got as far as starting the recording (false when it threw
   // before: e.g. the workload could not exec; the file then holds no records).
   bool started() const;

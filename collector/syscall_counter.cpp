@@ -88,6 +88,7 @@ std::string find_tracefs(bool* mounted) {
 
 std::optional<SyscallCounter> SyscallCounter::open(const std::vector<pid_t>& pids,
                                                    bool enable_on_exec,
+                                                   const std::vector<std::string>& only,
                                                    std::vector<std::string>* notices) {
   auto refuse = [&](const std::string& why) -> std::optional<SyscallCounter> {
     notices->push_back("no system-call counts: " + why + "; recording without them");
@@ -102,7 +103,21 @@ std::optional<SyscallCounter> SyscallCounter::open(const std::vector<pid_t>& pid
   }
   if (mounted) notices->push_back("mounted tracefs at " + tracefs + " to count system calls");
   int err = 0;
-  const auto tracepoints = enter_tracepoints(tracefs, &err);
+  auto tracepoints = enter_tracepoints(tracefs, &err);
+  const size_t every = tracepoints.size();
+  if (!only.empty() && !tracepoints.empty()) {
+    std::erase_if(tracepoints, [&](const auto& tp) {
+      return std::find(only.begin(), only.end(), tp.first) == only.end();
+    });
+    for (const std::string& name : only) {
+      if (std::none_of(tracepoints.begin(), tracepoints.end(),
+                       [&](const auto& tp) { return tp.first == name; })) {
+        notices->push_back("--syscalls-only: this kernel has no system call '" + name +
+                           "' (no syscalls:sys_enter_" + name + " tracepoint); not counted");
+      }
+    }
+    if (tracepoints.empty()) return refuse("none of the --syscalls-only calls is in this kernel");
+  }
   if (tracepoints.empty()) {
     return refuse(err == EACCES || err == EPERM
                       ? "no permission to read " + tracefs + "/events/syscalls (run as root)"
@@ -150,7 +165,7 @@ std::optional<SyscallCounter> SyscallCounter::open(const std::vector<pid_t>& pid
                             std::strerror(first_err));
   }
   c.source_ = "syscalls:sys_enter_* tracepoints (" + std::to_string(c.events_.size()) + " of " +
-              std::to_string(tracepoints.size()) + " counted)";
+              std::to_string(every) + " counted" + (only.empty() ? "" : ": --syscalls-only") + ")";
   return c;
 }
 

@@ -87,6 +87,13 @@ void AddressAggregator::on_fork(const Fork& f) {
 void AddressAggregator::on_exit(const Fork& f) {
   last_ = {};  // maps change (or may move)
   if (f.pid == f.tid) maps_.erase(f.pid);
+  if (weights_) weights_->on_exit(f.tid);
+}
+
+void AddressAggregator::on_switch(const Switch& w) {
+  if (!weigh_) return;
+  if (!weights_) weights_.emplace();
+  weights_->on_switch(w);
 }
 
 void AddressAggregator::on_lost(const Lost& l) {
@@ -117,6 +124,7 @@ void AddressAggregator::on_sample(const Sample& s) {
     return;
   }
   ++counts_.samples;
+  const uint64_t period = weights_ ? weights_->period_of(s) : s.period;
   AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
   if (s.mode == Mode::User) key = user_key(mapping_of(s.pid, s.ip), s.ip);
   // A small direct-mapped cache in front of the map: most samples fall on a
@@ -126,8 +134,8 @@ void AddressAggregator::on_sample(const Sample& s) {
   Counts& c = counts_.counts.entry(r.entry).second;
   counts_.slices.add(r.entry);
   ++c.samples;
-  c.period += s.period;
-  if (counts_.with_stacks) add_stack(s, key.mapping);
+  c.period += period;
+  if (counts_.with_stacks) add_stack(s, key.mapping, period);
 }
 
 uint32_t AddressAggregator::frame_id(const AddressCounts::Key& key) {
@@ -142,7 +150,7 @@ namespace {
 constexpr uint64_t kKernelHalf = 0xffff800000000000ULL;
 }  // namespace
 
-void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
+void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period) {
   AddressCounts::StackKey& key = scratch_;
   key.pid = s.pid;
   key.frames.clear();
@@ -164,7 +172,7 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping) {
   }
   Counts& c = counts_.stacks[key];
   ++c.samples;
-  c.period += s.period;
+  c.period += period;
 }
 
 std::string image_name_for(const Mmap& m) {

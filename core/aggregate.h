@@ -25,6 +25,7 @@
 #include <boost/container/flat_map.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include "core/cpu_time_weights.h"
 #include "core/dense_hash_map.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
@@ -91,12 +92,16 @@ class AddressAggregator : public RecordSink {
   AddressAggregator(const AddressAggregator& o)
       : left_out_pid_(o.left_out_pid_),
         user_by_mapping_(o.user_by_mapping_),
+        weigh_(o.weigh_),
+        weights_(o.weights_),
         maps_(o.maps_),
         counts_(o.counts_),
         frame_ids_(o.frame_ids_) {}
   AddressAggregator(AddressAggregator&& o) noexcept
       : left_out_pid_(o.left_out_pid_),
         user_by_mapping_(o.user_by_mapping_),
+        weigh_(o.weigh_),
+        weights_(std::move(o.weights_)),
         maps_(std::move(o.maps_)),
         counts_(std::move(o.counts_)),
         frame_ids_(std::move(o.frame_ids_)) {
@@ -107,12 +112,21 @@ class AddressAggregator : public RecordSink {
   // Samples of `pid` (kprof's own, RunInfo::recorder_pid) are counted in
   // `left_out` only; 0: none are left out.
   void leave_out(uint32_t pid) { left_out_pid_ = pid; }
+  // For a clock event (its period counts ns) whose records hold the context
+  // switches (--off-cpu): each sample's period becomes its thread's on-CPU
+  // time since its previous sample (core/cpu_time_weights.h), so periods add
+  // up to the CPU time used even where the timer's samples came late. From
+  // the first switch on: records without any cost nothing.
+  void weigh_by_cpu_time() { weigh_ = true; }
   void on_sample(const Sample&) override;
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
   void on_fork(const Fork&) override;
   void on_exit(const Fork&) override;
   void on_lost(const Lost&) override;
+  void on_switch(const Switch& w) override;
+  // Samples whose period came from the switches (weigh_by_cpu_time), not the event.
+  uint64_t weighted() const { return weights_ ? weights_->weighted() : 0; }
 
   const AddressCounts& counts() const { return counts_; }
   // The counts, moved out; the aggregator is left empty.
@@ -125,7 +139,7 @@ class AddressAggregator : public RecordSink {
   // The mapping index of a user ip of `pid`, or kNoMapping.
   uint32_t mapping_of(uint32_t pid, uint64_t ip);
   uint32_t frame_id(const AddressCounts::Key& key);
-  void add_stack(const Sample& s, uint32_t leaf_mapping);
+  void add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period);
   struct Map {
     uint64_t start, end;
     uint32_t mapping;  // index into counts_.mappings, assigned lazily
@@ -144,6 +158,8 @@ class AddressAggregator : public RecordSink {
   }
   uint32_t left_out_pid_ = 0;
   bool user_by_mapping_ = false;
+  bool weigh_ = false;
+  std::optional<CpuTimeWeights> weights_;                // made at the first switch when weigh_
   std::unordered_map<uint32_t, std::vector<Map>> maps_;  // pid -> maps sorted by start
   struct LastMap {  // where mapping_of() last found an ip; cleared when maps change
     uint32_t pid = 0;

@@ -2,6 +2,13 @@
 
 namespace kprof {
 
+bool is_clock_event(const EventInfo& event) {
+  constexpr uint32_t kSoftware = 1;                  // PERF_TYPE_SOFTWARE
+  constexpr uint64_t kCpuClock = 0, kTaskClock = 1;  // PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK
+  return (event.type == kSoftware && (event.config == kCpuClock || event.config == kTaskClock)) ||
+         event.name == "cpu-clock" || event.name == "task-clock";  // a listing's: by name alone
+}
+
 const char* mode_name(Mode m) {
   switch (m) {
     case Mode::User:

@@ -29,6 +29,8 @@ struct EventInfo {
   bool callchains = false;      // -g
   auto operator<=>(const EventInfo&) const = default;
 };
+// Whether the event counts time (cpu-clock, task-clock): its periods are ns.
+bool is_clock_event(const EventInfo& event);
 
 // /proc/stat totals at one instant.
 struct ProcStat {

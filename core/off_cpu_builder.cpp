@@ -97,7 +97,15 @@ void OffCpuBuilder::go_on(Thread& th, uint64_t time) {
 }
 
 void OffCpuBuilder::on_sample(const Sample& s) {
-  seen(s.time);
+  // A wakeup is seen system-wide, and in workload mode from before the
+  // exec: it must not move the start of the recorded tasks' time back
+  // into kprof's own set-up (a thread first seen leaving a CPU is charged
+  // on-CPU time from the first record), only its end.
+  if (s.kind == SampleKind::Wakeup) {
+    last_ = std::max(last_, s.time);
+  } else {
+    seen(s.time);
+  }
   switch (s.kind) {
     case SampleKind::Cpu:
       if (Thread* th = follow(s.pid, s.tid, s.time, true)) {
@@ -224,12 +232,6 @@ OffCpuCounts OffCpuBuilder::finish() && {
     return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
   });
   return out;
-}
-
-bool is_clock_event(const EventInfo& event) {
-  constexpr uint32_t kSoftware = 1;                  // PERF_TYPE_SOFTWARE
-  constexpr uint64_t kCpuClock = 0, kTaskClock = 1;  // PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK
-  return event.type == kSoftware && (event.config == kCpuClock || event.config == kTaskClock);
 }
 
 uint64_t off_cpu_tick_ns(const EventInfo& event) {

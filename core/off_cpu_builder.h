@@ -14,7 +14,8 @@
 //    into the OffCpu model: the scheduler's own frames stripped from each
 //    stack's leaf end, an outermost "[blocked]" / "[run queue]" frame, and
 //    samples in ticks of the recording's sampling period.
-// A thread first seen leaving a CPU was on one since the first record; one
+// A thread first seen leaving a CPU was on one since the first record of the
+// recorded tasks (wakeups, seen system-wide, do not count); one
 // first seen coming on, from then; a forked one waits on the run queue from
 // its fork. Records that contradict the state (two switches out in a row,
 // as when records were lost) close the interval at hand, so per thread
@@ -86,8 +87,6 @@ class OffCpuBuilder : public RecordSink {
 // in: the period of a clock event (cpu-clock, task-clock), else 1 s / rate
 // of a frequency-driven event, else 1 ms.
 uint64_t off_cpu_tick_ns(const EventInfo& event);
-// Whether the event counts time (cpu-clock, task-clock): its periods are ns.
-bool is_clock_event(const EventInfo& event);
 
 // Whether a kernel function is the scheduler's own (schedule, __schedule,
 // preempt_schedule*, schedule_timeout, ...): stripped from off-CPU stacks.

@@ -73,6 +73,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
     if (!agg) {
       agg.emplace(p.run.event.callchains, !options.count_records);
       agg->leave_out(p.run.recorder_pid);
+      if (is_clock_event(p.run.event)) agg->weigh_by_cpu_time();  // as kprof record does
     }
     decode(c, *agg);
   };

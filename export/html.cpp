@@ -148,7 +148,7 @@ void write_page(std::ostream& out, const json& data) {
 }  // namespace
 
 void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r,
-                     const FlameDiff& flame) {
+                     const FlameDiff& flame, const FlameDiff* off_cpu) {
   Strings str;
   std::optional<PerCallDiff> per_call;  // when every run was recorded with -g --syscalls
   if (per_call_recorded(in))
@@ -237,6 +237,7 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
                {"per_call", per_call ? per_call_diff_json(*per_call) : nlohmann::json(nullptr)},
                {"rows", std::move(rows)}};
   data["flame"] = flame_json(flame, str);
+  if (off_cpu != nullptr) data["off_cpu_flame"] = flame_json(*off_cpu, str);
   data["strings"] = str.take();
   write_page(out, data);
 }

@@ -21,9 +21,11 @@ namespace kprof {
 // The diff page: header (per side: label, kernel, event, rate, samples, lost,
 // duration; warnings first), run summary, delta chart, the matched table,
 // side by side top-N (result.options.top), merged names, events per work, and
-// the differential flame graph of `flame` (diff_flame(in)).
+// the differential flame graph of `flame` (diff_flame(in)), and beside it
+// that of off-CPU time when every run recorded it (`off_cpu`: diff_flame
+// over the runs' off-CPU stacks, report/off_cpu.h off_cpu_profile).
 void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& result,
-                     const FlameDiff& flame);
+                     const FlameDiff& flame, const FlameDiff* off_cpu = nullptr);
 
 // The report page: header and notices, every row of the flat table, and the
 // flame graph of the profile (its stacks, else image -> function).

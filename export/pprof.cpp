@@ -96,10 +96,6 @@ class StringTable {
   std::unordered_map<std::string, int64_t> ids_;
 };
 
-bool is_clock_event(const EventInfo& e) {
-  return e.name == "cpu-clock" || e.name == "task-clock";
-}
-
 // The event's sample type: (type, unit).
 std::pair<std::string, std::string> event_value_type(const EventInfo& e) {
   if (is_clock_event(e)) return {"cpu", "nanoseconds"};        // their period counts ns

@@ -250,9 +250,17 @@ std::vector<std::string> diff_labels(const std::vector<DiffSide>& sides);
 // Throws kprof::Error when there are fewer than two sides or a side has no run.
 DiffResult diff_profiles(const DiffInput& input);
 
+// Which parts of the text report to write (kprof diff --sections): what
+// differs besides the workload, the run summary, the side-by-side top N, the
+// matched diff (with its cost moves, events per unit of work and merged
+// names). The title and the warnings are always written.
+struct DiffSections {
+  bool env = true, summary = true, top = true, matched = true;
+};
+
 // The text report: warnings, run summary, side by side, matched diff,
 // cycles per work, merged names. Honors top / percent_limit / name_width.
-void write_diff_text(std::ostream& out, const DiffResult& result);
+void write_diff_text(std::ostream& out, const DiffResult& result, const DiffSections& parts = {});
 
 // The line saying how side `side` (>= 1) was judged against the base: the
 // noise method, the interval level, and BH's rate over how many rows.

@@ -499,7 +499,7 @@ void write_merged(std::ostream& out, const DiffResult& r, const std::vector<cons
 
 }  // namespace
 
-void write_diff_text(std::ostream& out, const DiffResult& r) {
+void write_diff_text(std::ostream& out, const DiffResult& r, const DiffSections& parts) {
   out << "kprof diff " << diff_rows_title(r.options) << ": base " << r.labels[0] << " against";
   for (size_t s = 1; s < r.labels.size(); ++s) out << (s > 1 ? ", " : " ") << r.labels[s];
   out << "\n";
@@ -507,12 +507,19 @@ void write_diff_text(std::ostream& out, const DiffResult& r) {
   for (const std::string& w : r.warnings) {
     out << styled("warning:", Style::Notice, r.options.color) << " " << w << "\n";
   }
-  out << "\n";
-  write_environment_diff(out, r.environment, r.labels);
-  out << "\n";
-  write_summary(out, r);
-  out << "\n";
-  write_side_by_side(out, r);
+  if (parts.env) {
+    out << "\n";
+    write_environment_diff(out, r.environment, r.labels);
+  }
+  if (parts.summary) {
+    out << "\n";
+    write_summary(out, r);
+  }
+  if (parts.top) {
+    out << "\n";
+    write_side_by_side(out, r);
+  }
+  if (!parts.matched) return;
   out << "\n";
   std::vector<const DiffRow*> rows;
   write_matched(out, r, rows);

@@ -105,7 +105,8 @@ void write_off_cpu_summary(std::ostream& out, const OffCpu& o, size_t top) {
 
 void write_off_cpu_comparison(std::ostream& out, const std::vector<OffCpuSide>& sides) {
   out << "Off-CPU time (threads' wall time: on a CPU, blocked, waiting on the run queue):\n";
-  TextTable t({{"profile"},
+  TextTable t({{"kernel"},
+               {"runs", Align::Right},
                {"threads", Align::Right},
                {"on-CPU%", Align::Right},
                {"blocked%", Align::Right},
@@ -113,16 +114,30 @@ void write_off_cpu_comparison(std::ostream& out, const std::vector<OffCpuSide>& 
                {"blocked ms", Align::Right},
                {"run queue ms", Align::Right},
                {"switches", Align::Right}});
+  bool several = false;
   for (const OffCpuSide& s : sides) {
-    const OffCpu& o = *s.off_cpu;
-    const uint64_t wall = o.wall_ns();
-    t.add_row({s.name, format_count(o.threads.size()), format_fixed(share(o.on_ns(), wall), 1),
-               format_fixed(share(o.blocked_ns(), wall), 1),
-               format_fixed(share(o.runq_ns(), wall), 1),
-               format_fixed(static_cast<double>(o.blocked_ns()) / 1e6, 1),
-               format_fixed(static_cast<double>(o.runq_ns()) / 1e6, 1), format_count(o.switches)});
+    uint64_t threads = 0, on = 0, blocked = 0, runq = 0, wall = 0, switches = 0;
+    for (const OffCpu* o : s.runs) {
+      threads += o->threads.size();
+      on += o->on_ns();
+      blocked += o->blocked_ns();
+      runq += o->runq_ns();
+      wall += o->wall_ns();
+      switches += o->switches;
+    }
+    const double n = static_cast<double>(std::max<size_t>(s.runs.size(), 1));
+    several |= s.runs.size() > 1;
+    t.add_row(
+        {s.name, format_count(s.runs.size()),
+         format_fixed(static_cast<double>(threads) / n, s.runs.size() > 1 ? 1 : 0),
+         format_fixed(share(on, wall), 1), format_fixed(share(blocked, wall), 1),
+         format_fixed(share(runq, wall), 1),
+         format_fixed(static_cast<double>(blocked) / 1e6 / n, 1),
+         format_fixed(static_cast<double>(runq) / 1e6 / n, 1),
+         format_count(static_cast<uint64_t>(std::llround(static_cast<double>(switches) / n)))});
   }
   t.write(out);
+  if (several) out << "(threads, ms and switches: per run, the mean over the kernel's runs)\n";
   out << "(kprof diff --off-cpu: the matched diff of off-CPU time per function and stack)\n\n";
 }
 

@@ -31,11 +31,12 @@ std::string off_cpu_identity(const OffCpu& o);
 void write_off_cpu_summary(std::ostream& out, const OffCpu& o, size_t top);
 
 // The default diff's short section when every input recorded off-CPU time:
-// per input its thread time on CPU, blocked and on the run queue (shares of
-// the threads' wall time, and ms), then what to run for the matched diff.
+// per kernel its threads' time on CPU, blocked and on the run queue (shares
+// of the threads' wall time over all its runs, and ms and switches per run),
+// then what to run for the matched diff.
 struct OffCpuSide {
-  std::string name;
-  const OffCpu* off_cpu = nullptr;
+  std::string name;                 // the kernel's label
+  std::vector<const OffCpu*> runs;  // one per run, none null
 };
 void write_off_cpu_comparison(std::ostream& out, const std::vector<OffCpuSide>& sides);
 

@@ -34,10 +34,6 @@ bool counting_frame(std::string_view f) {
 // Calls made fewer times are left out of the text tables (kept in CSV/JSON).
 constexpr uint64_t kMinCalls = 100;
 
-bool timer_event(const EventInfo& e) {
-  return e.name == "cpu-clock" || e.name == "task-clock";
-}
-
 double mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
@@ -92,7 +88,7 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
     throw Error(path + " has no system-call counts: record it with kprof record -g --syscalls", 2);
   }
   PerCallProfile p;
-  p.unit = timer_event(event) ? "ns" : event.name.empty() ? "events" : event.name;
+  p.unit = is_clock_event(event) ? "ns" : event.name.empty() ? "events" : event.name;
   p.seconds = seconds;
   p.total_calls = counts->total();
   std::map<std::string, CallCost> calls;

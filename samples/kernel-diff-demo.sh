@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The two-kernel demo: profile the same workload under Debian's generic 6.1
-# kernel and its PREEMPT_RT sibling, each booted in qemu (TCG, no KVM needed),
-# and print `kprof diff generic rt`.
+# The kernel demo: profile the same workload under three configurations of
+# one Debian 6.1 kernel (generic, cloud: a minimal config for VMs, and rt:
+# PREEMPT_RT), each booted in qemu (TCG, no KVM needed), several recordings
+# per kernel, and print what changed: what differs besides the kernel, the
+# cost per system call per kernel and the functions behind its change, the
+# matched diff with verdicts from run-to-run variance, time off CPU, and a page.
 #
-#   samples/kernel-diff-demo.sh [--out DIR] [--seconds N] [--repeatable]
+#   samples/kernel-diff-demo.sh [--out DIR] [--runs N] [--seconds N] [--repeatable]
 #                               [--smoke] [--no-install] [--timeout S]
 #
 #   --out DIR      where the profiles, serial logs and read-back files go
-#                  (default samples/cache/demo-out: DIR/generic.kprof, DIR/rt.kprof)
-#   --seconds N    length of each in-guest recording (default 5)
+#                  (default samples/cache/demo-out: DIR/LABEL-RUN.kprof, DIR/diff.html)
+#   --kernels L    which of generic,cloud,rt to boot (default all three)
+#   --runs N       recordings per kernel, one after another in one boot (default 5)
+#   --seconds N    length of each in-guest recording (default 4)
 #   --repeatable   -smp 1 -icount shift=3,sleep=off: repeatable runs, slower
 #   --smoke        boot both kernels with an initramfs that only writes
 #                  `uname -r` to the disk and powers off (no kprof needed)
@@ -34,7 +39,8 @@
 #
 # Environment: KPROF_DEMO_KABI and KPROF_DEMO_KPKG_VERSION override the pin
 # (e.g. KPROF_DEMO_KPKG_VERSION=0.0-bogus to check the stale-pin failure);
-# KPROF_DEMO_CACHE the cache directory (default samples/cache);
+# KPROF_DEMO_CACHE the cache directory (default samples/cache); KPROF_DEMO_FREQ
+# the guests' sampling rate (default 999 Hz);
 # KPROF_STATIC_BUILD and KPROF_STATIC as in (2).
 #
 # Exit status: 0 done, 77 skipped (no x86-64, qemu or the tools cannot be
@@ -51,8 +57,17 @@ set -euo pipefail
 readonly KABI=${KPROF_DEMO_KABI:-6.1.0-50}
 readonly KPKG_VERSION=${KPROF_DEMO_KPKG_VERSION:-6.1.176-1}
 readonly SUITE=bookworm
-readonly FLAVORS=(amd64 rt-amd64)
-readonly LABELS=(generic rt)
+FLAVORS=(amd64 cloud-amd64 rt-amd64)
+LABELS=(generic cloud rt)
+# The guests' workload: two threads of samples/syscalls (contending for the
+# working directory's and the file table's locks: spinlocks, sleeping ones on
+# RT) and its compute loop, crunch: the control, whose cost per round should
+# not change with the kernel. Sampled at FREQ Hz.
+readonly THREADS=2 FREQ=${KPROF_DEMO_FREQ:-999}
+# The calls it makes (under TCG the vDSO's clock falls back to a system call):
+# counted, and only these (kprof record --syscalls-only: a few counting
+# events instead of ~360, whose closing would cost seconds a run).
+readonly CALLS=gettimeofday,clock_gettime,newuname,chdir,openat,close,getpid
 readonly MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,7 +76,9 @@ cache=${KPROF_DEMO_CACHE:-$here/cache}
 static_build=${KPROF_STATIC_BUILD:-$root/build-static}
 kprof_static=
 out=$cache/demo-out
-seconds=5
+seconds=4
+runs=5
+kernels=generic,cloud,rt
 repeatable=0
 smoke=0
 install=1
@@ -75,6 +92,8 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --kernels) kernels=$2; shift 2 ;;
     --repeatable) repeatable=1; shift ;;
     --smoke) smoke=1; shift ;;
     --no-install) install=0; shift ;;
@@ -84,6 +103,19 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || die "--seconds wants a positive integer, not '$seconds'"
+[[ $runs =~ ^[0-9]+$ && $runs -gt 0 ]] || die "--runs wants a positive integer, not '$runs'"
+want_flavors=() want_labels=()
+for i in "${!LABELS[@]}"; do
+  [[ ,$kernels, == *,${LABELS[$i]},* ]] || continue
+  want_flavors+=("${FLAVORS[$i]}") want_labels+=("${LABELS[$i]}")
+done
+for k in ${kernels//,/ }; do
+  [[ " ${LABELS[*]} " == *" $k "* ]] || die "--kernels: no kernel '$k' (generic, cloud, rt)"
+done
+[[ ${#want_labels[@]} -ge 2 || $smoke -eq 1 ]] ||
+  die "--kernels wants two or more of generic,cloud,rt to diff (one is enough with --smoke)"
+FLAVORS=("${want_flavors[@]}") LABELS=("${want_labels[@]}")
+readonly FLAVORS LABELS
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-demo.XXXXXX")
 qemu_pid=
@@ -299,11 +331,12 @@ $(tail -20 "$work/cmake.log")"
 }
 
 build_workload() {
-  cc -O2 -g -fno-omit-frame-pointer -static -o "$1" "$here/syscalls/syscalls.c" ||
+  cc -O2 -g -fno-omit-frame-pointer -pthread -static -o "$1" "$here/syscalls/syscalls.c" ||
     die "cannot build the static syscalls workload (is libc6-dev installed?)"
 }
 
-# The guest's /init. @MODE@, @SECONDS@ and @MODULES@ are filled in per build.
+# The guest's /init. @MODE@, @RUNS@, @SECONDS@, @THREADS@, @FREQ@, @CALLS@
+# and @MODULES@ are filled in per build.
 write_init() {
   cat >"$1" <<'EOF'
 #!/bin/sh
@@ -322,11 +355,22 @@ echo 0 > /proc/sys/kernel/kptr_restrict
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 mkdir -p /tmp/out /tmp/run
 uname -r > /tmp/out/uname
+dmesg > /tmp/out/dmesg.txt  # the boot's clock choices (tsc, clocksource) among it
 if [ @MODE@ = record ]; then
   cd /tmp/run
-  /bin/kprof record -g --syscalls --off-cpu -o /tmp/out/profile.kprof -- /bin/syscalls --seconds @SECONDS@ \
-    --iterations 20000 > /tmp/out/workload.txt 2> /tmp/out/record.log
-  echo $? > /tmp/out/record.rc
+  i=1
+  while [ $i -le @RUNS@ ]; do
+    echo "KPROF-DEMO: run $i starts at $(cut -d' ' -f1 /proc/uptime) s"
+    # kprof's lines with the guest's uptime in front: where each run's time goes.
+    { /bin/kprof record -g --syscalls-only @CALLS@ --off-cpu -F @FREQ@ --score-from 'rounds_per_s=([0-9.]+)' \
+        -o /tmp/out/run-$i.kprof -- /bin/syscalls --seconds @SECONDS@ --iterations 20000 \
+        --threads @THREADS@ > /tmp/out/workload-$i.txt
+      echo $? > /tmp/out/record-$i.rc; } 2>&1 |
+      while IFS= read -r line; do echo "$(cut -d' ' -f1 /proc/uptime) $line"; done \
+        > /tmp/out/record-$i.log
+    echo "KPROF-DEMO: run $i of @RUNS@ recorded at $(cut -d' ' -f1 /proc/uptime) s"
+    i=$((i+1))
+  done
   cd /
 fi
 if [ -b /dev/vda ]; then
@@ -349,7 +393,7 @@ build_initramfs() {
   cp "$cache/$KABI-$flavor/modules/"* "$r/modules/" 2>/dev/null || true
   cp "$cache/$KABI-$flavor/config" "$r/boot/config-$KABI-$flavor"
   write_init "$r/init"
-  sed -i "s|@MODE@|$mode|; s|@SECONDS@|$seconds|; s|@MODULES@|${MODULES[*]}|" "$r/init"
+  sed -i "s|@MODE@|$mode|; s|@RUNS@|$runs|g; s|@SECONDS@|$seconds|; s|@THREADS@|$THREADS|; s|@FREQ@|$FREQ|; s|@CALLS@|$CALLS|; s|@MODULES@|${MODULES[*]}|" "$r/init"
   chmod +x "$r/init"
   if [[ $mode == record ]]; then
     strip -g -o "$r/bin/kprof" "$kprof_static"  # debug info is not needed in the guest
@@ -410,22 +454,35 @@ for i in "${!FLAVORS[@]}"; do
   build_initramfs "${FLAVORS[$i]}" "$work/initrd-${LABELS[$i]}.gz" "$mode"
 done
 for i in "${!FLAVORS[@]}"; do boot "${FLAVORS[$i]}" "${LABELS[$i]}"; done
-[[ $smoke -eq 1 ]] && { say "smoke test done: both kernels booted and wrote back"; exit 0; }
+[[ $smoke -eq 1 ]] && { say "smoke test done: all ${#FLAVORS[@]} kernels booted and wrote back"; exit 0; }
 
+# Each kernel's runs, as $out/LABEL-N.kprof; `kprof diff` takes them as
+# groups: LABEL1's runs -- LABEL2's runs -- ...
+groups=() labels=()
 for l in "${LABELS[@]}"; do
-  rc=$(cat "$out/$l/record.rc" 2>/dev/null || echo missing)
-  [[ $rc == 0 && -s $out/$l/profile.kprof ]] ||
-    die "kprof record in the $l guest failed (rc $rc): $(tail -3 "$out/$l/record.log" 2>/dev/null)"
-  mv "$out/$l/profile.kprof" "$out/$l.kprof"
-  say "$l workload:"; cat "$out/$l/workload.txt" >&2
+  [[ ${#groups[@]} -eq 0 ]] || groups+=(--)
+  labels+=(--label "$l")
+  for ((i = 1; i <= runs; i++)); do
+    rc=$(cat "$out/$l/record-$i.rc" 2>/dev/null || echo missing)
+    [[ $rc == 0 && -s $out/$l/run-$i.kprof ]] ||
+      die "kprof record (run $i) in the $l guest failed (rc $rc): $(tail -3 "$out/$l/record-$i.log" 2>/dev/null)"
+    mv "$out/$l/run-$i.kprof" "$out/$l-$i.kprof"
+    groups+=("$out/$l-$i.kprof")
+  done
 done
-# --no-pager: the demo goes on after the diff (on a terminal kprof would page it).
-"$kprof_static" diff --no-pager --label generic --label rt "$out/generic.kprof" "$out/rt.kprof" \
-  --html "$out/diff.html"
-say "cost per system call in each guest (kprof record -g --syscalls), and what changed it:"
-"$kprof_static" diff --no-pager --per-call --label generic --label rt "$out/generic.kprof" \
-  "$out/rt.kprof" --top 6
-say "time off CPU in each guest (kprof record --off-cpu: blocked, or waiting for a CPU), and what changed:"
-"$kprof_static" diff --no-pager --off-cpu --label generic --label rt "$out/generic.kprof" \
-  "$out/rt.kprof" --top 8
-say "the diff as a page (delta chart, sortable table, flame graph, cost per call): $out/diff.html"
+# --no-pager: the demo goes on after each part (on a terminal kprof would page it).
+kdiff() { "$kprof_static" diff --no-pager "${labels[@]}" "$@" "${groups[@]}"; }
+part() { echo; say "$*"; }
+
+part "1/5 what differs besides the kernel (each guest's environment and kernel configuration)"
+kdiff --sections env
+part "2/5 the cost of each system call per kernel, from kprof's own counts (kprof record -g --syscalls), and 3/5 the functions that account for each change"
+kdiff --per-call --top 5
+echo "the workload's own figure, CPU ns per call (the thread's CPU clock; run 1 of each kernel):"
+{ head -1 "$out/${LABELS[0]}/workload-1.txt"
+  for l in "${LABELS[@]}"; do grep ' (cpu ns)' "$out/$l/workload-1.txt" | sed "s/^[^\t]*/$l/"; done
+} | awk -F'\t' '{ printf "%-8s", $1; for (i = 2; i <= NF; i++) printf "  %17s", $i; print "" }'
+part "4/5 the matched diff over the $runs runs per kernel (verdicts from run-to-run variance), and time off CPU"
+kdiff --sections matched,off-cpu,floor --top 15 --html "$out/diff.html"
+kdiff --off-cpu --sections matched --top 8
+part "5/5 all of it on one page (delta chart, sortable table, on- and off-CPU differential flame graphs, cost per call): $out/diff.html"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job, from a fresh Debian machine: install what is needed, then
-# profile the same workload under two Debian kernels (generic and PREEMPT_RT,
-# booted in qemu) and print `kprof diff generic rt`. Options are passed on to
-# samples/kernel-diff-demo.sh (--seconds N, --repeatable, --out DIR, ...).
+# The main job, from a fresh Debian machine: install what it needs (the build
+# and qemu's, not the tests'), then profile the same workload under three
+# configurations of one Debian kernel (generic, cloud and PREEMPT_RT, booted
+# in qemu, five runs each) and print what changed. Options are passed on to
+# samples/kernel-diff-demo.sh (--runs N, --kernels L, --out DIR, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh --samples
+./scripts/install-deps.sh --demo
 exec ./samples/kernel-diff-demo.sh "$@"

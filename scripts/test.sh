@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds kprof and runs its test suite through ctest.
 #   scripts/test.sh            everything CI runs (.ci/run): --asan, then
-#                              --lint, --fuzz, then --release, whose ctest
-#                              summary ends the output (~34 min on 2 cores)
+#                              --lint, --fuzz (10 s a target), then --release, whose ctest
+#                              summary ends the output (~45 min on 2 cores);
+#                              a failed part's end is printed again after it
 #   scripts/test.sh --release  release build in build/, the whole suite
 #   scripts/test.sh --asan     ASan+UBSan build in build-asan/, the suite less
 #                              the shell sample workloads and "long" tests
@@ -90,11 +91,18 @@ case "$mode" in
   fuzz) run_fuzz ;;
   lint) run_lint ;;
   all)
+    # Each part's output is kept in build-logs/PART.log; a failed part's last
+    # lines are printed again after the release summary, so the end of the
+    # output (all a CI page may show) names what failed and why.
+    mkdir -p build-logs
+    fuzz_seconds=10  # a smoke run in CI, over the seed corpora; --fuzz runs longer
     failed=()
     for part in asan lint fuzz; do
       echo "==== scripts/test.sh: $part"
       start=$SECONDS
-      "run_$part" || failed+=("$part")
+      rm -f "build-logs/$part.rc"
+      { "run_$part" && echo 0 >"build-logs/$part.rc" || echo 1 >"build-logs/$part.rc"; } 2>&1 | tee "build-logs/$part.log"
+      [[ "$(cat "build-logs/$part.rc" 2>/dev/null)" == 0 ]] || failed+=("$part")
       echo "==== scripts/test.sh: $part took $((SECONDS - start)) s"
     done
     if [[ ${#failed[@]} -gt 0 ]]; then
@@ -103,7 +111,14 @@ case "$mode" in
     echo "==== scripts/test.sh: release"
     rc=0
     run_release || rc=$?
-    [[ ${#failed[@]} -eq 0 ]] || exit 1
+    [[ ${#failed[@]} -eq 0 ]] || {
+      for part in "${failed[@]}"; do
+        echo "==== scripts/test.sh: $part FAILED; the end of build-logs/$part.log:"
+        grep -v -E '^ *(Start +[0-9]+:|[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed)' "build-logs/$part.log" | tail -40
+      done
+      echo "==== scripts/test.sh: FAILED: ${failed[*]}"
+      exit 1
+    }
     exit "$rc"
     ;;
 esac

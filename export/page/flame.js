@@ -290,6 +290,9 @@
   }
   const flames = [makeFlame(D.flame || {nodes: [], totals: []}, '',
     DIFF ? 'Differential flame graph' : 'Flame graph')];
-  if (D.off_cpu_flame) flames.push(makeFlame(D.off_cpu_flame, 'off-cpu-', 'Off-CPU flame graph'));
+  if (D.off_cpu_flame) {
+    flames.push(makeFlame(D.off_cpu_flame, 'off-cpu-',
+      DIFF ? 'Off-CPU differential flame graph' : 'Off-CPU flame graph'));
+  }
   const drawFlame = () => flames.forEach((f) => f.draw());
   const flameResized = () => flames.some((f) => f.resized());

@@ -257,7 +257,7 @@ class PageTest(unittest.TestCase):
         self.assertNotIn("irq-skid", rows[("crunch", "/bin/syscalls")]["text"])
         header = self.browser.evaluate("document.querySelector('#header').textContent")
         samples = str(want['profiles'][1]['samples'])  # as the page writes counts
-        for fact in ("generic", "rt", "6.1.0-50-amd64", "cpu-clock", "499 Hz", samples):
+        for fact in ("generic", "rt", "6.1.0-50-amd64", "cpu-clock", "999 Hz", samples):
             self.assertIn(fact, header)
         chart = self.browser.evaluate(
             "[...document.querySelectorAll('#delta-chart .bar')].map(e => [e.dataset.name, e.dataset.verdict])")

@@ -79,6 +79,25 @@ TEST(OffCpuBuilder, SplitsBlockedFromRunQueueAtTheWakeup) {
   EXPECT_EQ(c.blocked.stacks.begin()->second.period, 300u);
 }
 
+// In workload mode the wakeup event is on system-wide from before the
+// workload's exec (stop 38's CI failure: 30 ms of kprof's own set-up under
+// load came out as the workload's on-CPU time, never sampled).
+TEST(OffCpuBuilder, AWakeupBeforeTheTasksRecordsDoesNotStartTheirTime) {
+  OffCpuBuilder b;
+  b.on_sample(wakeup(kPid, 500));  // the workload waking for its exec ...
+  b.on_sample(wakeup(7, 600));     // ... and another task's wakeup
+  b.on_sample(stack_at(kPid, 1400, 0xffffffff81000100));
+  b.on_switch(out(kPid, 1400));  // first seen leaving a CPU
+  b.on_switch(in(kPid, 1700));
+  b.on_exit(Fork{2000, kPid, 1, kPid, 1});
+  const OffCpuCounts c = std::move(b).finish();
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.start_ns, 1400u) << "on a CPU since the first record of its own events, not 500";
+  EXPECT_EQ(t.on_ns, 300u);
+  EXPECT_EQ(t.blocked_ns, 300u);
+  EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+}
+
 TEST(OffCpuBuilder, WithoutWakeupsTheWholeWaitIsBlocked) {
   OffCpuBuilder b;
   b.on_comm(Comm{0, kPid, kPid, false, "from-proc"});  // read from /proc: not a sign of running

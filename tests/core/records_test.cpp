@@ -340,13 +340,14 @@ TEST(Records, ManyCpusKeepTheirOwnDeltas) {
   EXPECT_EQ(r.samples, in);
 }
 
-// The shipped demo profiles hold row-layout Records chunks (written before
-// the column layout): they still decode, to the samples their histograms count.
-TEST(Records, RowLayoutOfShippedProfilesStillDecodes) {
-  for (const char* name : {"generic.kprof", "rt.kprof"}) {
+// The demo's profiles as shipped before December 2026 hold row-layout Records
+// chunks (written before the column layout): they still decode, to the
+// samples their histograms count.
+TEST(Records, RowLayoutOfOldDemoProfilesStillDecodes) {
+  for (const char* name : {"row-layout-generic.kprof", "row-layout-rt.kprof"}) {
     Recorder r;
-    const Profile p = perfabi::load_profile(std::string(KPROF_SOURCE_DIR) + "/samples/" + name,
-                                            LoadOptions{.records = &r});
+    const Profile p = perfabi::load_profile(
+        std::string(KPROF_SOURCE_DIR) + "/tests/core/data/" + name, LoadOptions{.records = &r});
     ASSERT_TRUE(p.histogram) << name;
     EXPECT_GT(r.samples.size(), 1000u) << name;
     EXPECT_EQ(r.samples.size(), p.histogram->total_samples()) << name;

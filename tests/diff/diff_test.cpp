@@ -539,6 +539,25 @@ TEST(DiffExport, CsvIsRfc4180WithAllRows) {
   EXPECT_EQ(lines, 1 + r.rows.size());
 }
 
+TEST(DiffSections, OnlyThePartsAsked) {
+  const DiffResult r = diff_profiles(difftest::seed_oltp_input());
+  std::ostringstream all, env, matched;
+  write_diff_text(all, r);
+  write_diff_text(env, r, DiffSections{true, false, false, false});
+  write_diff_text(matched, r, DiffSections{false, false, false, true});
+  const auto has = [](const std::ostringstream& s, const char* what) {
+    return s.str().find(what) != std::string::npos;
+  };
+  for (const char* part : {"What differs besides", "Run summary", "Matched diff"}) {
+    EXPECT_TRUE(has(all, part)) << part;
+  }
+  EXPECT_TRUE(has(env, "What differs besides"));
+  EXPECT_FALSE(has(env, "Run summary"));
+  EXPECT_FALSE(has(env, "Matched diff"));
+  EXPECT_TRUE(has(matched, "Matched diff"));
+  EXPECT_FALSE(has(matched, "What differs besides"));
+  EXPECT_FALSE(has(matched, "Run summary"));
+}
 }  // namespace
 }  // namespace kprof
 

@@ -111,6 +111,13 @@ TEST(OffCpuE2E, KnownSplitOfWallTimeAndItsStacks) {
                              main_thread_ns(o, kRunQueueFrame, "pipe_read", "main");
   EXPECT_NEAR(static_cast<double>(pipe_read), m.pipe_ms * 1e6, tol);
   ASSERT_TRUE(p.stacks.has_value());
+  // Each CPU sample weighs its thread's on-CPU time since its previous one
+  // (core/cpu_time_weights.h): the stacks' periods add up to the threads'
+  // on-CPU time, less each thread's time after its last sample.
+  uint64_t on = 0, period = 0;
+  for (const OffCpuThread& t : o.threads) on += t.on_ns;
+  for (const Stack& s : p.stacks->stacks) period += s.period;
+  EXPECT_NEAR(static_cast<double>(period), static_cast<double>(on), tol);
   uint64_t compute = 0;
   for (const Stack& s : p.stacks->stacks) {
     if (p.stacks->frames[s.frames.front()].function == "compute") compute += s.samples;

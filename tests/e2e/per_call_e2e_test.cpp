@@ -64,6 +64,30 @@ TEST(PerCallE2E, CountsEveryCallExactlyAndChargesSamplesToThem) {
   EXPECT_NE(info.out.find("getppid " + std::to_string(made / 2)), std::string::npos) << info.out;
 }
 
+// --syscalls-only: the calls named are counted exactly, the others not at
+// all, and a name no kernel has is a notice, not a failure.
+TEST(PerCallE2E, SyscallsOnlyCountsJustTheCallsNamed) {
+  KPROF_REQUIRE_SAMPLING();
+  if (!tracefs_usable()) GTEST_SKIP() << "tracefs is not mounted and this is not root";
+  TempDir dir;
+  const std::string out = dir.file("only.kprof");
+  const RunResult r =
+      run({kprof_binary(), "record", "-g", "--syscalls-only", "getppid,no_such_call", "-o", out,
+           "--", program("kprof_prog_syscalls"), "0.3"},
+          dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("no system call 'no_such_call'"), std::string::npos) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("syscalls (\\d+) ")));
+  const uint64_t made = std::stoull(m[1]);
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.syscalls.has_value()) << r.describe();
+  EXPECT_EQ(p.syscalls->calls.size(), 1u);
+  EXPECT_EQ(p.syscalls->calls.at("getppid"), made / 2);
+  EXPECT_EQ(p.syscalls->calls.count("getpid"), 0u);
+  EXPECT_NE(p.syscalls->source.find("1 of "), std::string::npos) << p.syscalls->source;
+}
+
 TEST(PerCallE2E, WithoutStacksOrCountsSaysHowToRecord) {
   KPROF_REQUIRE_SAMPLING();
   TempDir dir;

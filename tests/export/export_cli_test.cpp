@@ -88,7 +88,7 @@ TEST(ExportCli, FoldedGoesToStdout) {
   EXPECT_EQ(r.out, folded_of(test::bench_stacks()));
   EXPECT_NE(r.out.find("bench;__libc_start_main;main;compute;hash_block 55\n"), std::string::npos);
 
-  r = kprof("export " + file + " -f folded --pid -o " + shell_quote(dir + "/out.folded"), dir);
+  r = kprof("export " + file + " -f folded --per-pid -o " + shell_quote(dir + "/out.folded"), dir);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(test::read_text(dir + "/out.folded"), folded_of(test::bench_stacks(), {.pid = true}));

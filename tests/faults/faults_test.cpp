@@ -146,7 +146,10 @@ TEST_F(Faults, KillDuringHighRateRecordingLeavesAReadableFile) {
   Process kprof = Process::start({kprof_binary(), "record", "-a", "-F", rate, "-o", out, "--",
                                   program("kprof_prog_hotcold"), "60"},
                                  logs_.path(), {.new_process_group = true});
-  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 30s, kprof)) << no_records_chunk(kprof);
+  // Opening an event per CPU can wait on the kernel's event mutex while
+  // another test's recording closes hundreds of tracepoint events (each an
+  // RCU grace period, slower still under ASan): once no chunk came in 30 s.
+  ASSERT_TRUE(wait_for_chunk(out, ChunkType::PerfRecords, 90s, kprof)) << no_records_chunk(kprof);
   std::this_thread::sleep_for(1500ms);  // several chunks, one maybe half written
   const std::vector<pid_t> workload = e2e::children_of(kprof.pid());
   kprof.signal(SIGKILL);

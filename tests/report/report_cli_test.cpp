@@ -82,3 +82,31 @@ TEST(ReportCli, ReportsAProfileAndWritesCsv) {
 
 }  // namespace
 }  // namespace kprof
+
+namespace kprof {
+namespace {
+
+// perf's filters (issue 29) on the shipped -g profile: what is kept is said,
+// the table holds only it, and nothing matching is one line naming what exists.
+TEST(ReportCli, FiltersByImageProcessAndFunction) {
+  const std::string dir = test::temp_dir("cli_filters");
+  const std::string rt = std::string(KPROF_SOURCE_DIR) + "/samples/rt.kprof";
+  CliRun r = run_kprof("report '" + rt + "' --dso syscalls --top 0 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("filtered (--dso syscalls): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("crunch"), std::string::npos);
+  EXPECT_EQ(r.out.find("[kernel]"), std::string::npos) << "a kernel row after --dso syscalls";
+  r = run_kprof("report '" + rt + "' --comm syscalls --symbol crunch --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",100.0000,/bin/syscalls,crunch,user"), std::string::npos) << r.out;
+  expect_one_line_error(run_kprof("report '" + rt + "' --comm nosuch", dir), "report");
+  r = run_kprof("report '" + rt + "' --comm nosuch", dir);
+  EXPECT_NE(r.err.find("these exist: syscalls ("), std::string::npos) << r.err;
+  r = run_kprof("report '" + rt + "' --symbol rt_spin_lok", dir);
+  EXPECT_NE(r.err.find("closest: rt_spin_lock"), std::string::npos) << r.err;
+  expect_one_line_error(run_kprof("report --per-call '" + rt + "' --comm syscalls", dir), "report",
+                        2);
+}
+
+}  // namespace
+}  // namespace kprof
