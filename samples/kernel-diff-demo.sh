@@ -18,7 +18,8 @@
 #   --smoke        boot both kernels with an initramfs that only writes
 #                  `uname -r` to the disk and powers off (no kprof needed)
 #   --no-install   never apt-get install; skip if a tool is missing
-#   --timeout S    kill a guest that has not powered off after S s (default 240)
+#   --timeout S    kill a guest that has not powered off after S s (default 240);
+#                  such a guest, or one whose recordings failed, is booted once more
 #
 # Steps: (1) tools (qemu-system-x86, busybox-static, cpio) via apt-get when
 # missing (busybox's insmod loads the modules, so kmod is not needed), the two
@@ -118,7 +119,7 @@ FLAVORS=("${want_flavors[@]}") LABELS=("${want_labels[@]}")
 readonly FLAVORS LABELS
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-demo.XXXXXX")
-qemu_pid=
+qemu_pid= fail_reason=
 cleanup() {
   if [[ -n $qemu_pid ]] && kill -0 "$qemu_pid" 2>/dev/null; then
     kill "$qemu_pid" 2>/dev/null || true
@@ -361,6 +362,21 @@ if [ @MODE@ = record ]; then
   i=1
   while [ $i -le @RUNS@ ]; do
     echo "KPROF-DEMO: run $i starts at $(cut -d' ' -f1 /proc/uptime) s"
+    # A watchdog: a run takes about @SECONDS@ s; one still going after
+    # @RUN_LIMIT@ s is stuck. What each of its threads waits on goes to the
+    # serial log (the host shows its tail), then it is stopped and the run
+    # counts as failed, so the guest still writes back and powers off.
+    ( sleep @RUN_LIMIT@
+      echo "KPROF-DEMO: run $i stuck after @RUN_LIMIT@ s; its tasks:"
+      for p in $(pidof kprof syscalls); do
+        for t in /proc/$p/task/*; do
+          echo "-- $(cat $t/comm) ${t#/proc/} $(cut -d' ' -f3 $t/stat) wchan=$(cat $t/wchan)"
+          cat $t/stack 2>/dev/null | head -12
+        done
+      done
+      kill -TERM $(pidof kprof) 2>/dev/null; sleep 10
+      kill -KILL $(pidof kprof syscalls) 2>/dev/null ) &
+    watchdog=$!
     # kprof's lines with the guest's uptime in front: where each run's time goes.
     { /bin/kprof record -g --syscalls-only @CALLS@ --off-cpu -F @FREQ@ --score-from 'rounds_per_s=([0-9.]+)' \
         -o /tmp/out/run-$i.kprof -- /bin/syscalls --seconds @SECONDS@ --iterations 20000 \
@@ -368,6 +384,7 @@ if [ @MODE@ = record ]; then
       echo $? > /tmp/out/record-$i.rc; } 2>&1 |
       while IFS= read -r line; do echo "$(cut -d' ' -f1 /proc/uptime) $line"; done \
         > /tmp/out/record-$i.log
+    kill $watchdog 2>/dev/null
     echo "KPROF-DEMO: run $i of @RUNS@ recorded at $(cut -d' ' -f1 /proc/uptime) s"
     i=$((i+1))
   done
@@ -393,7 +410,7 @@ build_initramfs() {
   cp "$cache/$KABI-$flavor/modules/"* "$r/modules/" 2>/dev/null || true
   cp "$cache/$KABI-$flavor/config" "$r/boot/config-$KABI-$flavor"
   write_init "$r/init"
-  sed -i "s|@MODE@|$mode|; s|@RUNS@|$runs|g; s|@SECONDS@|$seconds|; s|@THREADS@|$THREADS|; s|@FREQ@|$FREQ|; s|@CALLS@|$CALLS|; s|@MODULES@|${MODULES[*]}|" "$r/init"
+  sed -i "s|@MODE@|$mode|; s|@RUNS@|$runs|g; s|@SECONDS@|$seconds|g; s|@RUN_LIMIT@|$((seconds * 10 + 30))|g; s|@THREADS@|$THREADS|; s|@FREQ@|$FREQ|; s|@CALLS@|$CALLS|; s|@MODULES@|${MODULES[*]}|" "$r/init"
   chmod +x "$r/init"
   if [[ $mode == record ]]; then
     strip -g -o "$r/bin/kprof" "$kprof_static"  # debug info is not needed in the guest
@@ -403,11 +420,31 @@ build_initramfs() {
 }
 
 # --- (3) boot ------------------------------------------------------------------
-# Boots one kernel; its results land in $out/$label/.
+# Boots one kernel; its results land in $out/$label/. A guest that hangs or
+# whose recordings fail is booted once more (TCG under a loaded host has been
+# seen to stall a guest once in many boots), the first try's serial log kept
+# and its tail shown; a second failure ends the demo with the same.
 boot() {
   local flavor=$1 label=$2
+  local log=$out/$label.serial.log
+  boot_once "$flavor" "$label" && return 0
+  mv "$log" "$out/$label.serial.try1.log" 2>/dev/null || true
+  echo "kernel-diff-demo: warning: $fail_reason; booting $label once more. The end of its serial log ($out/$label.serial.try1.log):" >&2
+  serial_tail "$out/$label.serial.try1.log" >&2
+  boot_once "$flavor" "$label" && return 0
+  echo "kernel-diff-demo: the end of $label's serial log:" >&2
+  serial_tail "$log" >&2
+  die "$fail_reason (twice); serial log: $log"
+}
+
+# The last lines of a serial log, without the console's escape sequences.
+serial_tail() { sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\r//g' "$1" 2>/dev/null | tail -25 | sed 's/^/  | /'; }
+
+# One boot; on failure returns 1 with fail_reason set.
+boot_once() {
+  local flavor=$1 label=$2
   local dir=$cache/$KABI-$flavor img=$work/out-$label.img log=$out/$label.serial.log
-  local append="console=ttyS0 quiet panic=-1" cpu=(-smp 2)
+  local append="console=ttyS0 quiet panic=-1" cpu=(-smp 2) i rc
   [[ $flavor == rt-* ]] && append+=" noirqdebug"
   [[ $repeatable -eq 1 ]] && cpu=(-smp 1 -icount "shift=3,sleep=off")
   rm -f "$img" && truncate -s 256M "$img"
@@ -420,7 +457,10 @@ boot() {
   while kill -0 "$qemu_pid" 2>/dev/null; do
     if (( SECONDS - t0 > timeout_s )); then
       kill "$qemu_pid" 2>/dev/null || true
-      die "$label guest still running after ${timeout_s}s; serial log: $log"
+      wait "$qemu_pid" 2>/dev/null || true
+      qemu_pid=
+      fail_reason="$label guest still running after ${timeout_s}s"
+      return 1
     fi
     sleep 0.5
   done
@@ -428,8 +468,16 @@ boot() {
   qemu_pid=
   rm -rf "${out:?}/$label" && mkdir -p "$out/$label"
   tar -xf "$img" -C "$out/$label" 2>/dev/null ||
-    die "$label guest wrote no results to its disk; serial log: $log"
+    { fail_reason="$label guest wrote no results to its disk"; return 1; }
   rm -f "$img"
+  if [[ $mode == record ]]; then
+    for ((i = 1; i <= runs; i++)); do
+      rc=$(cat "$out/$label/record-$i.rc" 2>/dev/null || echo missing)
+      [[ $rc == 0 && -s $out/$label/run-$i.kprof ]] && continue
+      fail_reason="kprof record (run $i) in the $label guest failed (rc $rc): $(tail -3 "$out/$label/record-$i.log" 2>/dev/null | tr "\n" " ")"
+      return 1
+    done
+  fi
   say "$label: $(cat "$out/$label/uname") in $((SECONDS - t0))s"
 }
 
@@ -457,15 +505,12 @@ for i in "${!FLAVORS[@]}"; do boot "${FLAVORS[$i]}" "${LABELS[$i]}"; done
 [[ $smoke -eq 1 ]] && { say "smoke test done: all ${#FLAVORS[@]} kernels booted and wrote back"; exit 0; }
 
 # Each kernel's runs, as $out/LABEL-N.kprof; `kprof diff` takes them as
-# groups: LABEL1's runs -- LABEL2's runs -- ...
+# groups: LABEL1's runs -- LABEL2's runs -- ... (boot_once checked each run).
 groups=() labels=()
 for l in "${LABELS[@]}"; do
   [[ ${#groups[@]} -eq 0 ]] || groups+=(--)
   labels+=(--label "$l")
   for ((i = 1; i <= runs; i++)); do
-    rc=$(cat "$out/$l/record-$i.rc" 2>/dev/null || echo missing)
-    [[ $rc == 0 && -s $out/$l/run-$i.kprof ]] ||
-      die "kprof record (run $i) in the $l guest failed (rc $rc): $(tail -3 "$out/$l/record-$i.log" 2>/dev/null)"
     mv "$out/$l/run-$i.kprof" "$out/$l-$i.kprof"
     groups+=("$out/$l-$i.kprof")
   done
