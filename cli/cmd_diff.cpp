@@ -277,6 +277,7 @@ int cmd_diff(int argc, char** argv) {
         "--per-call divides by every call the recording counted: it takes no " + filter.describe(),
         2);
   }
+  check_off_cpu_filter(off_cpu, filter);
   if (opts.percent_limit < 0 || opts.percent_limit > 100) {
     throw Error("--percent-limit must be between 0 and 100");
   }
@@ -294,9 +295,9 @@ int cmd_diff(int argc, char** argv) {
   for (size_t s = 0; s < in.sides.size(); ++s) {
     DiffSide& side = in.sides[s];
     for (DiffRun& run : side.runs) {
-      Profile p = load_input(run.source, input);
-      apply_filter(p, filter);
-      if (!filter.empty()) in.warnings.push_back(run.source + ": " + p.run.notices.back());
+      std::vector<std::string> notes;
+      Profile p = load_filtered(run.source, input, filter, &notes);
+      for (const std::string& n : notes) in.warnings.push_back(run.source + ": " + n);
       off_cpu_runs[s].push_back(p.off_cpu);
       // The page's off-CPU flame graph: the same run as --off-cpu reads it.
       if (!off_cpu && !html_path.empty() && p.off_cpu) {

@@ -69,8 +69,8 @@ int cmd_export(int argc, char** argv) {
   const ExportFormat fmt = parse_export_format(format);
   if (out.empty()) out = fmt == ExportFormat::Pprof ? default_pprof_path(file) : "-";
 
-  Profile profile = load_input(file, input);
-  apply_filter(profile, filter);
+  check_off_cpu_filter(off_cpu, filter);
+  Profile profile = load_filtered(file, input, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   require_recovered_samples(profile, hist);

@@ -120,8 +120,8 @@ int cmd_report(int argc, char** argv) {
         "--per-call divides by every call the recording counted: it takes no " + filter.describe(),
         2);
   }
-  Profile profile = load_input(file, input);
-  apply_filter(profile, filter);
+  check_off_cpu_filter(off_cpu, filter);
+  Profile profile = load_filtered(file, input, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   // The off-CPU header: what a sample is, and each thread's time on one scale.

@@ -3,13 +3,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "cli/parse.h"
 #include "collector/kallsyms_cache.h"
 #include "collector/procfs.h"
+#include "core/aggregate.h"
+#include "core/error.h"
+#include "core/kernel_symbols.h"
+#include "core/sample_selection.h"
+#include "perfabi/load.h"
+#include "report/table.h"
+#include "symbolizer/profile_symbols.h"
 
 namespace kprof::cli {
 
@@ -41,6 +50,26 @@ void add_filter_options(CLI::App& app, SampleFilter& filter) {
                  "count only the samples that hit this function (as --callers takes it; "
                  "repeat for several)")
       ->type_name("FUNC");
+  app.add_option("--tid", filter.records.tids,
+                 "count only the samples of these threads (comma-separated; reads the "
+                 "recording's records again)")
+      ->delimiter(',')
+      ->type_name("TID");
+  app.add_option_function<std::vector<std::string>>(
+         "--cpu",
+         [&filter](const std::vector<std::string>& items) {
+           filter.records.cpus = parse_cpu_list(items);
+         },
+         "count only the samples taken on these CPUs (0-3,7; reads the recording's records "
+         "again)")
+      ->delimiter(',')
+      ->type_name("LIST");
+  app.add_option(
+         "--time", filter.records.time,
+         "count only the samples in this slice of the recording: START,END in seconds "
+         "from its start (1.5,3; 5,; ,10) or in percent of its length (10%,20% or 10%-20%), as "
+         "perf report --time")
+      ->type_name("START,END");
 }
 
 importer::ImportOptions import_options(const InputOptions& options) {
@@ -98,6 +127,165 @@ Profile load_input(const std::string& path, const InputOptions& options) {
   }
   const importer::ImportOptions o = import_options(options);
   return importer::with_boot_kallsyms(importer::load_any(path, o), o.running);
+}
+
+namespace {
+
+// "1234 postgres (5,678), …": the values of one key, heaviest first, at most 8.
+std::string existing(const std::map<uint32_t, uint64_t>& counts,
+                     const std::map<uint32_t, std::string>* names) {
+  std::vector<std::pair<uint32_t, uint64_t>> v(counts.begin(), counts.end());
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < 8; ++i) {
+    std::string name;
+    if (names) {
+      if (auto it = names->find(v[i].first); it != names->end()) name = " " + it->second;
+    }
+    out += (i ? ", " : "") + std::to_string(v[i].first) + name + " (" + format_count(v[i].second) +
+           ")";
+  }
+  if (v.size() > 8) out += ", … " + format_count(v.size() - 8) + " more";
+  return out;
+}
+
+uint64_t matched(const std::map<uint32_t, uint64_t>& counts, const std::vector<uint32_t>& want) {
+  uint64_t n = 0;
+  for (uint32_t x : want) {
+    if (auto it = counts.find(x); it != counts.end()) n += it->second;
+  }
+  return n;
+}
+
+std::string join(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+std::string seconds(uint64_t ns) {
+  return format_fixed(static_cast<double>(ns) / 1e9, 2) + " s";
+}
+
+// Nothing kept: the key that matches nothing on its own, and what exists.
+[[noreturn]] void nothing_selected(const SampleSelection& sel, const TimeRange& range,
+                                   const SelectingSink::Seen& seen, uint64_t start_ns,
+                                   const std::string& path) {
+  const std::string in = " in " + path + " (" + format_count(seen.total) + " samples)";
+  if (!sel.tids.empty() && matched(seen.tids, sel.tids) == 0) {
+    throw Error("no samples match --tid " + join(sel.tids) + in +
+                    "; these exist: " + existing(seen.tids, &seen.names),
+                1);
+  }
+  if (!sel.cpus.empty() && matched(seen.cpus, sel.cpus) == 0) {
+    throw Error("no samples match --cpu " + join(sel.cpus) + in +
+                    "; these exist: " + existing(seen.cpus, nullptr),
+                1);
+  }
+  const uint64_t first = seen.first_ns - std::min(seen.first_ns, start_ns);
+  const uint64_t last = seen.last_ns - std::min(seen.last_ns, start_ns);
+  if (!sel.time.empty() && (range.to_ns <= seen.first_ns || range.from_ns > seen.last_ns)) {
+    throw Error("no samples in --time " + sel.time + in + ": they lie from " + seconds(first) +
+                    " to " + seconds(last) + " after its start",
+                1);
+  }
+  throw Error(
+      "no samples match " + sel.describe() + " together" + in + " (each matches some on its own)",
+      1);
+}
+
+// --tid, --cpu, --time (see load_filtered).
+void select_records(Profile& p, const std::string& path, const InputOptions& options,
+                    const SampleSelection& sel, std::vector<std::string>& notes) {
+  const std::string what = sel.describe();
+  if (path == "-") {
+    throw Error(what +
+                    " reads the recording's records again: give the profile as a file, "
+                    "not on standard input",
+                2);
+  }
+  if (const importer::InputFormat f = importer::file_format(path);
+      f != importer::InputFormat::Kprof) {
+    throw Error(
+        what + " reads a recording's records: " + path + " is a " + importer::input_format_name(f) +
+            (f == importer::InputFormat::PerfData ? "; kprof import it to a .kprof file first"
+                                                  : ", which keeps none"),
+        2);
+  }
+  if (!p.histogram_usable()) {
+    throw Error(path + " is cut short (its records counted again as read): " + what +
+                    " needs its samples named; kprof symbolize it first",
+                2);
+  }
+  // As read_profile counts a file cut short: the same aggregation.
+  AddressAggregator agg(p.run.event.callchains);
+  agg.leave_out(p.run.recorder_pid);
+  if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
+  const uint64_t length = p.summary ? p.summary->duration_ns : 0;
+  const TimeRange range =
+      sel.time.empty() ? TimeRange{} : parse_time_range(sel.time, p.run.start_monotonic_ns, length);
+  SelectingSink sink(agg, sel, range);
+  perfabi::load_profile(path, {.records = &sink});
+  const SelectingSink::Seen& seen = sink.seen();
+  if (seen.total == 0) {
+    throw Error(path + " keeps no samples in its records (a listing's import?): " + what +
+                    " cannot pick any",
+                2);
+  }
+  if (seen.kept == 0) nothing_selected(sel, range, seen, p.run.start_monotonic_ns, path);
+
+  const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
+  ProfileSymbols named =
+      symbolize_profile(agg.counts(), kernel, p.histogram ? &*p.histogram : nullptr,
+                        import_options(options).buildid_dir);
+  if (named.stacks) {
+    p.stacks = std::move(named.stacks);
+    p.histogram.reset();
+  } else {
+    p.histogram = std::move(named.histogram);
+    p.stacks.reset();
+  }
+  const double pct = 100.0 * static_cast<double>(seen.kept) / static_cast<double>(seen.total);
+  std::string notice = "filtered (" + what + "): " + format_count(seen.kept) + " of " +
+                       format_count(seen.total) + " samples (" +
+                       format_fixed(pct, pct < 10 ? 2 : 1) +
+                       "%) kept, counted again from the records and named from this "
+                       "machine's binaries; shares are of what remains";
+  if (p.off_cpu) {
+    p.off_cpu.reset();
+    notice += "; time off CPU is left out (" + what + " does not slice it)";
+  }
+  for (std::string& w : named.warnings) {
+    p.run.notices.push_back(w);
+    notes.push_back(std::move(w));
+  }
+  p.run.notices.push_back(notice);
+  notes.push_back(std::move(notice));
+}
+
+}  // namespace
+
+void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {
+  if (!off_cpu || filter.records.empty()) return;
+  throw Error("--off-cpu is not sliced by " + filter.records.describe() +
+                  ": the recorded time off CPU keeps no threads' or CPUs' times; filter it by "
+                  "--comm, --pid, --dso or --symbol",
+              2);
+}
+
+Profile load_filtered(const std::string& path, const InputOptions& options,
+                      const SampleFilter& filter, std::vector<std::string>* notes) {
+  Profile p = load_input(path, options);
+  std::vector<std::string> added;
+  if (!filter.records.empty()) select_records(p, path, options, filter.records, added);
+  if (!filter.table_keys_empty()) {
+    apply_filter(p, filter);
+    added.push_back(p.run.notices.back());
+  }
+  if (notes) notes->insert(notes->end(), added.begin(), added.end());
+  return p;
 }
 
 }  // namespace kprof::cli

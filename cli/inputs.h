@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "core/profile.h"
 #include "importer/import.h"
@@ -25,8 +26,23 @@ void add_input_options(CLI::App& app, InputOptions& options);
 importer::ImportOptions import_options(const InputOptions& options);
 Profile load_input(const std::string& path, const InputOptions& options);
 
-// --comm, --pid, --dso, --symbol (report/filter.h), for the commands that
-// count samples: report, diff, export.
+// --comm, --pid, --dso, --symbol (report/filter.h) and --tid, --cpu, --time
+// (core/sample_selection.h), for the commands that count samples: report,
+// diff, export.
 void add_filter_options(CLI::App& app, SampleFilter& filter);
+
+// load_input, then `filter`: first --tid, --cpu and --time, by counting the
+// profile's records again through a SelectingSink and naming what it keeps
+// (kernel functions from the profile's kallsyms, user functions from the
+// binaries on this machine, as kprof symbolize does; a .kprof file only, not
+// cut short), then the table keys (apply_filter). Each "filtered (…)"
+// notice is added to p.run.notices and, when given, to *notes. Throws
+// kprof::Error: exit 2 for a filter this input cannot take, 1 when nothing
+// matches (naming what exists).
+// --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded
+// time off CPU is not sliced by them.
+void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter);
+Profile load_filtered(const std::string& path, const InputOptions& options,
+                      const SampleFilter& filter, std::vector<std::string>* notes = nullptr);
 
 }  // namespace kprof::cli

@@ -188,6 +188,8 @@ std::string SampleFilter::describe() const {
   add("--pid", join_values(pids));
   add("--dso", join_values(dsos));
   add("--symbol", join_values(symbols));
+  const std::string by_records = records.describe();
+  if (!by_records.empty()) out += (out.empty() ? "" : " ") + by_records;
   return out;
 }
 
@@ -205,8 +207,10 @@ bool names_image(const std::string& name, const std::string& query) {
 }
 
 void apply_filter(Profile& p, const SampleFilter& f) {
-  if (f.empty()) return;
-  const std::string what = f.describe();
+  if (f.table_keys_empty()) return;
+  SampleFilter table_keys = f;
+  table_keys.records = {};
+  const std::string what = table_keys.describe();
   if (!p.histogram_usable()) {
     throw Error(p.path + " is cut short (its records counted again as read): " + what +
                     " needs its symbolized samples; kprof symbolize it first",

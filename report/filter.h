@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/profile.h"
+#include "core/sample_selection.h"
 
 namespace kprof {
 
@@ -34,13 +35,21 @@ struct SampleFilter {
   std::vector<uint32_t> pids;
   std::vector<std::string> dsos;
   std::vector<std::string> symbols;
-  bool empty() const { return comms.empty() && pids.empty() && dsos.empty() && symbols.empty(); }
-  // "--comm postgres --dso libc.so.6", as typed.
+  // --tid, --cpu, --time: keys the tables do not keep, applied before the
+  // others by counting the records again (core/sample_selection.h; the
+  // caller does it: cli/inputs.h load_filtered). apply_filter ignores them.
+  SampleSelection records;
+  bool table_keys_empty() const {
+    return comms.empty() && pids.empty() && dsos.empty() && symbols.empty();
+  }
+  bool empty() const { return table_keys_empty() && records.empty(); }
+  // "--comm postgres --dso libc.so.6 --tid 12", as typed.
   std::string describe() const;
 };
 
-// Filters `p` in place (see above); adds the notice "filtered (…): N of M
-// samples (X%) kept; shares are of what remains" to p.run.notices. Throws
+// Filters `p` in place by the table keys (see above); adds the notice
+// "filtered (…): N of M samples (X%) kept; shares are of what remains" to
+// p.run.notices. Throws
 // kprof::Error: exit 2 when `p` cannot be filtered by a key asked for, exit
 // 1 when no sample matches.
 void apply_filter(Profile& p, const SampleFilter& f);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "tests/report/test_support.h"
 #include "tests/support/cli_run.h"
@@ -106,6 +107,129 @@ TEST(ReportCli, FiltersByImageProcessAndFunction) {
   EXPECT_NE(r.err.find("closest: rt_spin_lock"), std::string::npos) << r.err;
   expect_one_line_error(run_kprof("report --per-call '" + rt + "' --comm syscalls", dir), "report",
                         2);
+}
+
+// The samples of a report's CSV (each row's first column).
+uint64_t csv_samples(const std::string& csv) {
+  uint64_t n = 0;
+  size_t at = csv.find('\n');  // after the header
+  while (at != std::string::npos && at + 1 < csv.size()) {
+    n += std::stoull(csv.substr(at + 1, csv.find(',', at + 1) - at - 1));
+    at = csv.find('\n', at + 1);
+  }
+  return n;
+}
+
+// The samples of folded stacks (each line's last number).
+uint64_t folded_samples(const std::string& folded) {
+  uint64_t n = 0;
+  for (size_t at = 0; at < folded.size();) {
+    const size_t end = folded.find('\n', at);
+    const std::string line = folded.substr(at, end - at);
+    n += std::stoull(line.substr(line.rfind(' ') + 1));
+    at = end == std::string::npos ? end : end + 1;
+  }
+  return n;
+}
+
+// The numbers in "these exist: 122 syscalls (3464), 120 syscalls (3409)".
+std::vector<std::string> existing_values(const std::string& err) {
+  std::vector<std::string> out;
+  size_t at = err.find("these exist: ");
+  while (at != std::string::npos) {
+    at = err.find_first_of("0123456789", at);
+    const size_t end = err.find_first_not_of("0123456789", at);
+    out.push_back(err.substr(at, end - at));
+    at = err.find(", ", err.find(')', end));
+  }
+  return out;
+}
+
+// --tid, --cpu and --time (issue 29) count the records again: the slices of
+// one kind partition the samples, what is kept is said, and a value that
+// matches nothing is one line naming what exists.
+TEST(ReportCli, SlicesByThreadCpuAndTimePartitionTheSamples) {
+  const std::string dir = test::temp_dir("cli_slices");
+  const std::string rt = std::string(KPROF_SOURCE_DIR) + "/samples/rt.kprof";
+  CliRun r = run_kprof("report '" + rt + "' --cpu 0-1 --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t total = csv_samples(r.out);
+  ASSERT_GT(total, 1000u);
+
+  r = run_kprof("report '" + rt + "' --tid 999999", dir);
+  expect_one_line_error(r, "report");
+  const std::vector<std::string> tids = existing_values(r.err);
+  ASSERT_EQ(tids.size(), 2u) << "the workload's two threads: " << r.err;
+  EXPECT_NE(r.err.find(" syscalls ("), std::string::npos) << "threads named: " << r.err;
+  uint64_t by_tid = 0;
+  for (const std::string& t : tids) {
+    r = run_kprof("report '" + rt + "' --tid " + t + " --csv -", dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const uint64_t n = csv_samples(r.out);
+    EXPECT_GT(n, total / 4) << "thread " << t;
+    by_tid += n;
+  }
+  EXPECT_EQ(by_tid, total);
+
+  r = run_kprof("report '" + rt + "' --cpu 0 --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t cpu0 = csv_samples(r.out);
+  r = run_kprof("report '" + rt + "' --cpu 1 --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(cpu0 + csv_samples(r.out), total);
+  EXPECT_GT(cpu0, 0u);
+
+  r = run_kprof("report '" + rt + "' --time 0%,50% --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t first_half = csv_samples(r.out);
+  r = run_kprof("report '" + rt + "' --time 50%,100% --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(first_half + csv_samples(r.out), total);
+  EXPECT_GT(first_half, total / 4);
+  EXPECT_LT(first_half, total * 3 / 4);
+  r = run_kprof("report '" + rt + "' --time 1,2 --cpu 0 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("filtered (--cpu 0 --time 1,2): "), std::string::npos) << r.out;
+  // With a table key too: both are said, the records' first.
+  r = run_kprof("report '" + rt + "' --cpu 0 --dso kernel --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t cpu_notice = r.out.find("filtered (--cpu 0): ");
+  ASSERT_NE(cpu_notice, std::string::npos) << r.out;
+  const size_t dso_notice = r.out.find("filtered (--dso kernel): ");
+  ASSERT_NE(dso_notice, std::string::npos) << r.out;
+  EXPECT_GT(dso_notice, cpu_notice) << r.out;
+
+  r = run_kprof("report '" + rt + "' --time 1000,", dir);
+  expect_one_line_error(r, "report");
+  EXPECT_NE(r.err.find(" s after its start"), std::string::npos) << r.err;
+  r = run_kprof("report '" + rt + "' --cpu 7", dir);
+  expect_one_line_error(r, "report");
+  EXPECT_NE(r.err.find("these exist: "), std::string::npos) << r.err;
+  expect_one_line_error(run_kprof("report '" + rt + "' --time 5,1", dir), "report", 2);
+  expect_one_line_error(run_kprof("report '" + rt + "' --cpu x", dir), "report", 2);
+  expect_one_line_error(run_kprof("report --off-cpu '" + rt + "' --cpu 0", dir), "report", 2);
+  // Standard input is read once: its records cannot be read again.
+  r = run_kprof("report - --cpu 0 < '" + rt + "'", dir);
+  expect_one_line_error(r, "report", 2);
+  EXPECT_NE(r.err.find("not on standard input"), std::string::npos) << r.err;
+}
+
+// The same keys in diff and export.
+TEST(ReportCli, DiffAndExportTakeTheRecordKeys) {
+  const std::string dir = test::temp_dir("cli_slices_diff");
+  const std::string rt = std::string(KPROF_SOURCE_DIR) + "/samples/rt.kprof";
+  const std::string generic = std::string(KPROF_SOURCE_DIR) + "/samples/generic.kprof";
+  CliRun r = run_kprof("diff '" + generic + "' '" + rt + "' --cpu 0 --no-pager --top 5", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE((r.out + r.err).find("filtered (--cpu 0): "), std::string::npos) << r.out << r.err;
+  r = run_kprof("report '" + rt + "' --time ,50% --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t reported = csv_samples(r.out);
+  r = run_kprof("export '" + rt + "' --time ,50% --format folded -o -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(folded_samples(r.out), reported);
+  expect_one_line_error(run_kprof("diff '" + generic + "' '" + rt + "' --off-cpu --tid 1", dir),
+                        "diff", 2);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// Which samples a recount of a profile's records keeps: perf's --tid, --cpu
+// and --time (issue 29). A profile's stored histogram and stacks do not keep
+// threads, CPUs or times, but a complete profile keeps its records (Records
+// chunks), so these keys read the records again through a SelectingSink and
+// name what it keeps anew (cli/inputs.h: load_filtered). The keys the stored
+// tables do keep (--comm, --pid, --dso, --symbol) are report/filter.h.
+// No Linux or libdw dependency.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model.h"
+
+namespace kprof {
+
+struct SampleSelection {
+  std::vector<uint32_t> tids;
+  std::vector<uint32_t> cpus;
+  std::string time;  // --time START,END as typed; "" for the whole recording
+  bool empty() const { return tids.empty() && cpus.empty() && time.empty(); }
+  // "--tid 12 --cpu 0,1 --time 1,2.5", as typed.
+  std::string describe() const;
+};
+
+// perf's CPU list: "0-3,7" (items comma-separated, ranges inclusive). Throws
+// kprof::Error (exit 2) on anything else.
+std::vector<uint32_t> parse_cpu_list(const std::vector<std::string>& items);
+
+// [from_ns, to_ns) in perf time (CLOCK_MONOTONIC ns, as Sample::time).
+struct TimeRange {
+  uint64_t from_ns = 0;
+  uint64_t to_ns = UINT64_MAX;
+  bool contains(uint64_t t) const { return t >= from_ns && t < to_ns; }
+};
+
+// --time START,END as perf report takes it: seconds from the recording's
+// start ("1.5,3"; either end may be left out: "5," and ",10"), or percent
+// of its length ("10%,20%", or perf's "10%-20%"). `start_ns`: the recording's start in perf
+// time; `length_ns`: its length (0 when unknown: percent is then refused).
+// Throws kprof::Error (exit 2) for a malformed or empty range.
+TimeRange parse_time_range(std::string_view spec, uint64_t start_ns, uint64_t length_ns);
+
+// Passes every record on to `next` except the CPU samples (SampleKind::Cpu)
+// the selection does not keep; off-CPU samples and side-band records always
+// pass (mappings, names and switches must stay whole). Counts what exists,
+// for an error that names it when nothing is kept.
+class SelectingSink final : public RecordSink {
+ public:
+  struct Seen {
+    uint64_t total = 0, kept = 0;  // CPU samples
+    std::map<uint32_t, uint64_t> tids, cpus;
+    uint64_t first_ns = UINT64_MAX, last_ns = 0;  // of the CPU samples
+    std::map<uint32_t, std::string> names;        // tid -> its comm, as last seen
+  };
+  SelectingSink(RecordSink& next, const SampleSelection& selection, TimeRange range)
+      : next_(next), tids_(selection.tids), cpus_(selection.cpus), range_(range) {}
+  void on_sample(const Sample& s) override;
+  void on_mmap(const Mmap& m) override { next_.on_mmap(m); }
+  void on_comm(const Comm& c) override {
+    seen_.names[c.tid] = c.comm;
+    next_.on_comm(c);
+  }
+  void on_fork(const Fork& f) override;
+  void on_exit(const Fork& f) override { next_.on_exit(f); }
+  void on_lost(const Lost& l) override { next_.on_lost(l); }
+  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
+  void on_switch(const Switch& w) override { next_.on_switch(w); }
+  const Seen& seen() const { return seen_; }
+
+ private:
+  RecordSink& next_;
+  std::vector<uint32_t> tids_, cpus_;
+  TimeRange range_;
+  Seen seen_;
+};
+
+}  // namespace kprof
