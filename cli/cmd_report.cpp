@@ -20,6 +20,7 @@
 #include "report/per_call.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "report/timeline.h"
 
 namespace kprof::cli {
 
@@ -105,6 +106,13 @@ int cmd_report(int argc, char** argv) {
       "profiles recorded with --off-cpu: time off CPU (blocked, waiting on the run queue) per "
       "function and stack, in samples of the sampling period, with each thread's on-CPU + "
       "blocked + run queue = wall time; with --children, --callers, --callees, --csv, --html");
+  bool timeline = false;
+  auto* timeline_opt =
+      app.add_flag("--timeline", timeline,
+                   "how the sampling rate and the top functions' shares move over the recording: a "
+                   "sparkline each over its time slices (reads the records again; a .kprof file)");
+  timeline_opt->excludes(per_call_opt)->excludes(off_cpu_opt)->excludes(children_opt);
+  timeline_opt->excludes(callers_opt)->excludes(callees_opt);
   off_cpu_opt->excludes(per_call_opt);
   callers_opt->excludes(callees_opt);
   children_opt->excludes(callers_opt)->excludes(callees_opt);
@@ -142,6 +150,25 @@ int cmd_report(int argc, char** argv) {
     const LineWrapper wrap(opts.line_width);
     if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
     write_per_call(std::cout, p, opts.top);
+    std::cout.flush();
+    if (!std::cout && !pager.active()) throw Error("cannot write the report to stdout");
+    return 0;
+  }
+  if (timeline) {
+    SampleClock clock(profile.run.recorder_pid);
+    read_records(file, profile, filter, clock);
+    std::string why;
+    const std::optional<Timeline> t =
+        build_timeline(hist.histogram, clock.times(), profile.run.start_monotonic_ns,
+                       opts.top == 0                          ? hist.histogram.rows.size()
+                       : app.count("--top") + app.count("-n") ? opts.top
+                                                              : std::min<size_t>(opts.top, 10),
+                       &why);
+    if (!t) throw Error("--timeline: " + file + ": " + why, 1);
+    const Pager pager(no_pager);
+    const LineWrapper wrap(opts.line_width);
+    if (opts.header) write_report_header(std::cout, profile, hist, opts.color);
+    write_timeline(std::cout, *t);
     std::cout.flush();
     if (!std::cout && !pager.active()) throw Error("cannot write the report to stdout");
     return 0;

@@ -196,10 +196,8 @@ std::string seconds(uint64_t ns) {
       1);
 }
 
-// --tid, --cpu, --time (see load_filtered).
-void select_records(Profile& p, const std::string& path, const InputOptions& options,
-                    const SampleSelection& sel, std::vector<std::string>& notes) {
-  const std::string what = sel.describe();
+// `what` ("--tid 12", "--timeline") reads the records of `path` again.
+void need_records(const std::string& path, const std::string& what) {
   if (path == "-") {
     throw Error(what +
                     " reads the recording's records again: give the profile as a file, "
@@ -214,6 +212,19 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
                                                   : ", which keeps none"),
         2);
   }
+}
+
+TimeRange time_range_of(const Profile& p, const SampleSelection& sel) {
+  if (sel.time.empty()) return {};
+  return parse_time_range(sel.time, p.run.start_monotonic_ns,
+                          p.summary ? p.summary->duration_ns : 0);
+}
+
+// --tid, --cpu, --time (see load_filtered).
+void select_records(Profile& p, const std::string& path, const InputOptions& options,
+                    const SampleSelection& sel, std::vector<std::string>& notes) {
+  const std::string what = sel.describe();
+  need_records(path, what);
   if (!p.histogram_usable()) {
     throw Error(path + " is cut short (its records counted again as read): " + what +
                     " needs its samples named; kprof symbolize it first",
@@ -223,9 +234,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   AddressAggregator agg(p.run.event.callchains);
   agg.leave_out(p.run.recorder_pid);
   if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
-  const uint64_t length = p.summary ? p.summary->duration_ns : 0;
-  const TimeRange range =
-      sel.time.empty() ? TimeRange{} : parse_time_range(sel.time, p.run.start_monotonic_ns, length);
+  const TimeRange range = time_range_of(p, sel);
   SelectingSink sink(agg, sel, range);
   perfabi::load_profile(path, {.records = &sink});
   const SelectingSink::Seen& seen = sink.seen();
@@ -266,6 +275,13 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
 }
 
 }  // namespace
+
+void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
+                  RecordSink& sink) {
+  need_records(path, filter.records.empty() ? "--timeline" : filter.records.describe());
+  SelectingSink selecting(sink, filter.records, time_range_of(p, filter.records));
+  perfabi::load_profile(path, {.records = &selecting});
+}
 
 void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {
   if (!off_cpu || filter.records.empty()) return;

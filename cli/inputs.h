@@ -39,6 +39,14 @@ void add_filter_options(CLI::App& app, SampleFilter& filter);
 // notice is added to p.run.notices and, when given, to *notes. Throws
 // kprof::Error: exit 2 for a filter this input cannot take, 1 when nothing
 // matches (naming what exists).
+// The records of `path` (a .kprof file, loaded as `p`) into `sink`, only the
+// CPU samples `filter.records` keeps (every sample when it is empty). For a
+// second look at the records a filtered profile was counted from (report
+// --timeline). Throws kprof::Error (exit 2) when the input keeps no records
+// to read again (standard input, a perf.data, a listing).
+void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
+                  RecordSink& sink);
+
 // --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded
 // time off CPU is not sliced by them.
 void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter);

@@ -232,5 +232,40 @@ TEST(ReportCli, DiffAndExportTakeTheRecordKeys) {
                         "diff", 2);
 }
 
+// --timeline: the sampling rate and the top functions over the slices; with
+// --time, the slices of what is kept; no records to read is one line.
+TEST(ReportCli, TimelineShowsTheTopFunctionsOverTheRecording) {
+  const std::string dir = test::temp_dir("cli_timeline");
+  const std::string rt = std::string(KPROF_SOURCE_DIR) + "/samples/rt.kprof";
+  CliRun r = run_kprof("report '" + rt + "' --timeline --top 3 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t head = r.out.find("# timeline: ");
+  ASSERT_NE(head, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples per second", head), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("% crunch", head), std::string::npos) << r.out;
+  size_t rows = 0;
+  for (size_t at = r.out.find(", highest at ", head); at != std::string::npos;
+       at = r.out.find(", highest at ", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3u) << r.out;
+  // The last slice ends at the last sample: within the 4.43 s recording.
+  const size_t to = r.out.find(" s to ", head);
+  ASSERT_NE(to, std::string::npos);
+  const double end = std::stod(r.out.substr(to + 6));
+  EXPECT_GT(end, 4.0);
+  EXPECT_LT(end, 4.44);
+
+  r = run_kprof("report '" + rt + "' --timeline --time ,50% --top 3 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t half = r.out.find(" s to ", r.out.find("# timeline: "));
+  ASSERT_NE(half, std::string::npos) << r.out;
+  EXPECT_LT(std::stod(r.out.substr(half + 6)), 2.3) << "half of 4.43 s";
+
+  r = run_kprof("report --timeline - < '" + rt + "'", dir);
+  expect_one_line_error(r, "report", 2);
+  expect_one_line_error(run_kprof("report --timeline --children '" + rt + "'", dir), "report", 2);
+}
+
 }  // namespace
 }  // namespace kprof
