@@ -1,6 +1,7 @@
 #include "report/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "report/table.h"
@@ -16,7 +17,7 @@ std::string sparkline(const std::vector<double>& v, double lo, double hi) {
   std::string out;
   for (double x : v) {
     const double f = hi > lo ? (x - lo) / (hi - lo) : 1.0;
-    out += kLevels[std::clamp(static_cast<int>(f * 7 + 0.5), 0, 7)];
+    out += kLevels[std::clamp(static_cast<int>(std::lround(f * 7)), 0, 7)];
   }
   return out;
 }
