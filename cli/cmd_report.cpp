@@ -64,8 +64,9 @@ int cmd_report(int argc, char** argv) {
                  "tree (0: all)")
       ->check(whole_number(0))
       ->capture_default_str();
-  app.add_option("--sort,-s", sort, "one row per: function, image or mode (flat table only)")
-      ->check(CLI::IsMember({"function", "image", "mode"}))
+  app.add_option("--sort,-s", sort,
+                 "one row per: function, image or mode; or per process, comm or pid, alone or "
+                 "as comm,function / pid,function (-g profiles) (flat table only)")
       ->capture_default_str();
   app.add_option("--percent-limit", opts.percent_limit,
                  "hide rows under this percent of all samples (--children: of total samples; "
@@ -120,7 +121,13 @@ int cmd_report(int argc, char** argv) {
   if (auto code = parse_args(app, argc, argv)) return *code;
   opts.color = use_color(color);
   opts.line_width = terminal_columns();
-  opts.sort = parse_sort_key(sort);
+  const ProcessSort by_process = parse_process_sort(sort);
+  if (by_process.by == ProcessSort::By::None) {
+    opts.sort = parse_sort_key(sort);
+  } else {
+    opts.sort = by_process.functions ? SortKey::Function : SortKey::Image;
+    opts.image_header = by_process.by == ProcessSort::By::Comm ? "comm" : "pid";
+  }
   opts.header = !no_header;
 
   if (per_call && !filter.empty()) {
@@ -184,8 +191,19 @@ int cmd_report(int argc, char** argv) {
   const Pager pager(no_pager || csv == "-");
   const LineWrapper wrap(csv == "-" ? 0 : opts.line_width);
   if (!graph) {
+    if (by_process.by != ProcessSort::By::None) {
+      if (!hist.stacks) {
+        throw Error("--sort " + sort + ": " + file +
+                        " keeps no processes (a flat profile): record with -g, whose stacks "
+                        "keep each sample's process",
+                    2);
+      }
+      hist.histogram = process_histogram(*hist.stacks, by_process);
+    }
     if (!csv.empty()) {
-      write_csv_file(csv, [&](std::ostream& o) { write_report_csv(o, hist.histogram, opts.sort); });
+      write_csv_file(csv, [&](std::ostream& o) {
+        write_report_csv(o, hist.histogram, opts.sort, opts.image_header);
+      });
     }
     if (csv != "-") {
       if (opts.header) write_header(std::cout);

@@ -42,9 +42,10 @@ std::string csv_opt(const std::optional<double>& v) {
 
 }  // namespace
 
-void write_report_csv(std::ostream& out, const Histogram& h, SortKey key) {
+void write_report_csv(std::ostream& out, const Histogram& h, SortKey key,
+                      const std::string& image_header) {
   const uint64_t total = h.total_samples();
-  write_csv_row(out, {"samples", "percent", "image", "function", "mode"});
+  write_csv_row(out, {"samples", "percent", image_header, "function", "mode"});
   for (const ReportRow& r : report_rows(h, key)) {
     write_csv_row(out, {format_count(r.samples), format_percent(percent_of(r.samples, total)),
                         r.image, r.function, r.mode});

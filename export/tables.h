@@ -17,7 +17,8 @@ namespace kprof {
 
 // All rows for `key` as RFC 4180 CSV: samples,percent,image,function,mode
 // (image by full path, names never cut, no top-N or percent limit).
-void write_report_csv(std::ostream& out, const Histogram& h, SortKey key);
+void write_report_csv(std::ostream& out, const Histogram& h, SortKey key,
+                      const std::string& image_header = "image");
 
 // Every row as RFC 4180 CSV:
 // self_samples,self_percent,total_samples,total_percent,image,function,mode

@@ -15,7 +15,9 @@ SortKey parse_sort_key(const std::string& s) {
   if (s == "function") return SortKey::Function;
   if (s == "image") return SortKey::Image;
   if (s == "mode") return SortKey::Mode;
-  throw Error("unknown sort key '" + s + "': use function, image or mode");
+  throw Error("unknown sort key '" + s +
+                  "': use function, image, mode, comm or pid (or comm,function, pid,function)",
+              2);
 }
 
 namespace {
@@ -150,11 +152,65 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   out << "#\n";
 }
 
+ProcessSort parse_process_sort(const std::string& s) {
+  ProcessSort p;
+  const std::string key = s.substr(0, s.find(','));
+  const std::string rest = s.find(',') == std::string::npos ? "" : s.substr(s.find(',') + 1);
+  if (key == "comm") p.by = ProcessSort::By::Comm;
+  if (key == "pid") p.by = ProcessSort::By::Pid;
+  if (key == "tid" || key == "cpu") {
+    throw Error("--sort " + key +
+                    ": not yet (the stored stacks keep the process, not the thread or CPU); "
+                    "slice by --" +
+                    key + " instead",
+                2);
+  }
+  if (p.by == ProcessSort::By::None) {
+    if (!rest.empty()) throw Error("--sort " + s + ": a list starts with comm or pid", 2);
+    return p;
+  }
+  if (rest == "function") {
+    p.functions = true;
+  } else if (s.find(',') != std::string::npos) {
+    throw Error("--sort " + s + ": after " + key + " only function (" + key + ",function)", 2);
+  }
+  return p;
+}
+
+Histogram process_histogram(const Stacks& st, const ProcessSort& sort) {
+  Histogram h;
+  std::map<std::pair<std::string, std::string>, size_t> row_of;  // (process, function) -> row
+  std::map<std::string, uint32_t> image_of;
+  for (const Stack& s : st.stacks) {
+    const StackProcess* proc = s.process < st.processes.size() ? &st.processes[s.process] : nullptr;
+    const std::string name = proc && !proc->name.empty() ? proc->name : "?";
+    const std::string label =
+        sort.by == ProcessSort::By::Pid
+            ? (proc ? std::to_string(proc->pid) : std::string("?")) + " " + name
+            : name;
+    const Frame* leaf = !s.frames.empty() && s.frames.front() < st.frames.size()
+                            ? &st.frames[s.frames.front()]
+                            : nullptr;
+    const std::string function = sort.functions ? (leaf ? leaf->function : "[unknown]") : "";
+    auto [im, fresh_image] = image_of.try_emplace(label, static_cast<uint32_t>(h.images.size()));
+    if (fresh_image) h.images.push_back({label, ""});
+    auto [it, fresh] = row_of.try_emplace({label, function}, h.rows.size());
+    if (fresh) {
+      h.rows.push_back(
+          {im->second, function, sort.functions && leaf ? leaf->mode : Mode::Unknown, 0, 0});
+    }
+    h.rows[it->second].samples += s.samples;
+    h.rows[it->second].period += s.period;
+  }
+  return h;
+}
+
 void write_report_table(std::ostream& out, const Histogram& h, const ReportOptions& opts) {
   const uint64_t total = h.total_samples();
-  const char* what = opts.sort == SortKey::Function ? "functions"
-                     : opts.sort == SortKey::Image  ? "images"
-                                                    : "modes";
+  const std::string what = opts.sort == SortKey::Function ? "functions"
+                           : opts.sort == SortKey::Image
+                               ? opts.image_header == "image" ? "images" : "processes"
+                               : "modes";
   if (total == 0) {
     out << "no samples\n";
     return;
@@ -177,7 +233,7 @@ void write_report_table(std::ostream& out, const Histogram& h, const ReportOptio
   if (opts.sort == SortKey::Mode) {
     cols.push_back({"mode"});
   } else {
-    cols.push_back({"image", Align::Left, 60});
+    cols.push_back({opts.image_header, Align::Left, 60});
     if (opts.sort == SortKey::Function) cols.push_back({"function", Align::Left, opts.name_width});
   }
   TextTable table(std::move(cols));

@@ -11,6 +11,7 @@
 
 #include "core/model.h"
 #include "core/profile.h"
+#include "core/stacks.h"
 #include "report/summary.h"
 
 namespace kprof {
@@ -18,6 +19,21 @@ namespace kprof {
 enum class SortKey { Function, Image, Mode };
 // "function" / "image" / "mode"; throws kprof::Error naming the choices.
 SortKey parse_sort_key(const std::string& s);
+
+// --sort comm / pid, alone or before function (issue 29: "--sort
+// comm,function is a table per process name"): a -g profile's stacks keep
+// each sample's process, so process_histogram() makes a histogram whose
+// "images" are the processes (by name, or "pid name"), and the report shows
+// it as usual, its image column headed "comm" or "pid".
+struct ProcessSort {
+  enum class By { None, Comm, Pid } by = By::None;
+  bool functions = false;  // comm,function: one row per (process, function)
+};
+// "comm", "pid", "comm,function", "pid,function"; None for the other keys.
+// Throws kprof::Error (exit 2) for tid, cpu and any other list.
+ProcessSort parse_process_sort(const std::string& s);
+// The stacks' samples per process (and leaf function), as a Histogram.
+Histogram process_histogram(const Stacks& stacks, const ProcessSort& sort);
 
 struct ReportOptions {
   size_t top = 30;  // rows shown in the table; 0 = all
@@ -28,6 +44,7 @@ struct ReportOptions {
   bool counts = true;        // show the samples column (false: a listing of shares only)
   bool color = false;        // terminal colours in the header (report/table.h Style)
   size_t line_width = 0;     // tables fit in this many columns (a terminal's); 0: no limit
+  std::string image_header = "image";  // "comm" / "pid" for a process_histogram()
 };
 
 // One row of the report: a function, an image, or a mode.

@@ -267,5 +267,23 @@ TEST(ReportCli, TimelineShowsTheTopFunctionsOverTheRecording) {
   expect_one_line_error(run_kprof("report --timeline --children '" + rt + "'", dir), "report", 2);
 }
 
+// --sort comm / pid[,function] on a -g profile: one row per process; a flat
+// profile is refused naming -g.
+TEST(ReportCli, SortByProcess) {
+  const std::string dir = test::temp_dir("cli_sort_process");
+  const std::string rt = std::string(KPROF_SOURCE_DIR) + "/samples/rt.kprof";
+  CliRun r = run_kprof("report '" + rt + "' --sort comm --csv -", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("samples,percent,comm,function,mode", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(",100.0000,syscalls,,"), std::string::npos) << r.out;
+  r = run_kprof("report '" + rt + "' --sort pid,function --top 3 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(" syscalls  crunch"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("more functions not shown"), std::string::npos) << r.out;
+  const std::string flat = std::string(KPROF_SOURCE_DIR) + "/tests/core/data/row-layout-rt.kprof";
+  expect_one_line_error(run_kprof("report '" + flat + "' --sort comm", dir), "report", 2);
+  expect_one_line_error(run_kprof("report '" + rt + "' --sort tid", dir), "report", 2);
+}
+
 }  // namespace
 }  // namespace kprof

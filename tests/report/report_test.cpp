@@ -431,3 +431,58 @@ TEST(Info, CutShortFile) {
 
 }  // namespace
 }  // namespace kprof
+
+namespace kprof {
+namespace {
+
+// --sort comm / pid[,function] (issue 29): a -g profile's samples per
+// process, and per process and leaf function.
+Stacks two_processes() {
+  Stacks st;
+  st.images = {{"[kernel]", ""}, {"/usr/bin/postgres", ""}};
+  st.frames = {{0, "copy_user", Mode::Kernel}, {1, "ExecScan", Mode::User}};
+  st.processes = {{10, "postgres"}, {11, "postgres"}, {12, "pgbench"}};
+  st.stacks = {{0, {0, 1}, 5, 50}, {0, {1}, 3, 30}, {1, {0}, 2, 20}, {2, {0}, 4, 40}};
+  return st;
+}
+
+TEST(Report, ProcessSortGroupsTheStacksByProcess) {
+  const Histogram comm = process_histogram(two_processes(), parse_process_sort("comm"));
+  std::vector<ReportRow> rows = report_rows(comm, SortKey::Image);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].image, "postgres");
+  EXPECT_EQ(rows[0].samples, 10u) << "both postgres processes";
+  EXPECT_EQ(rows[1].image, "pgbench");
+  EXPECT_EQ(rows[1].samples, 4u);
+
+  const Histogram pid = process_histogram(two_processes(), parse_process_sort("pid,function"));
+  rows = report_rows(pid, SortKey::Function);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].image, "10 postgres");
+  EXPECT_EQ(rows[0].function, "copy_user");
+  EXPECT_EQ(rows[0].samples, 5u);
+  EXPECT_EQ(rows[0].mode, "kernel");
+  EXPECT_EQ(rows[1].image, "12 pgbench");
+  EXPECT_EQ(rows[1].samples, 4u);
+  uint64_t total = 0;
+  for (const ReportRow& r : rows) total += r.samples;
+  EXPECT_EQ(total, 14u);
+}
+
+TEST(Report, ProcessSortKeys) {
+  EXPECT_EQ(parse_process_sort("function").by, ProcessSort::By::None);
+  EXPECT_EQ(parse_process_sort("comm").by, ProcessSort::By::Comm);
+  EXPECT_FALSE(parse_process_sort("comm").functions);
+  EXPECT_TRUE(parse_process_sort("pid,function").functions);
+  for (const char* bad : {"tid", "cpu", "comm,image", "comm,", "function,comm"}) {
+    try {
+      parse_process_sort(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2) << bad;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kprof
