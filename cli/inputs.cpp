@@ -159,12 +159,6 @@ uint64_t matched(const std::map<uint32_t, uint64_t>& counts, const std::vector<u
   return n;
 }
 
-std::string join(const std::vector<uint32_t>& v) {
-  std::string out;
-  for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-
 std::string seconds(uint64_t ns) {
   return format_fixed(static_cast<double>(ns) / 1e9, 2) + " s";
 }
@@ -175,12 +169,12 @@ std::string seconds(uint64_t ns) {
                                    const std::string& path) {
   const std::string in = " in " + path + " (" + format_count(seen.total) + " samples)";
   if (!sel.tids.empty() && matched(seen.tids, sel.tids) == 0) {
-    throw Error("no samples match --tid " + join(sel.tids) + in +
+    throw Error("no samples match --tid " + join_numbers(sel.tids) + in +
                     "; these exist: " + existing(seen.tids, &seen.names),
                 1);
   }
   if (!sel.cpus.empty() && matched(seen.cpus, sel.cpus) == 0) {
-    throw Error("no samples match --cpu " + join(sel.cpus) + in +
+    throw Error("no samples match --cpu " + join_numbers(sel.cpus) + in +
                     "; these exist: " + existing(seen.cpus, nullptr),
                 1);
   }

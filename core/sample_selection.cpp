@@ -10,13 +10,6 @@ namespace kprof {
 
 namespace {
 
-template <class T>
-std::string join(const std::vector<T>& v) {
-  std::string out;
-  for (const T& x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-
 bool parse_u32(std::string_view s, uint32_t& out) {
   const char* end = s.data() + s.size();
   auto [p, ec] = std::from_chars(s.data(), end, out);
@@ -32,13 +25,19 @@ bool parse_u32(std::string_view s, uint32_t& out) {
 
 }  // namespace
 
+std::string join_numbers(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
 std::string SampleSelection::describe() const {
   std::string out;
   auto add = [&](const std::string& flag, const std::string& values) {
     if (!values.empty()) out += (out.empty() ? "" : " ") + flag + " " + values;
   };
-  add("--tid", join(tids));
-  add("--cpu", join(cpus));
+  add("--tid", join_numbers(tids));
+  add("--cpu", join_numbers(cpus));
   add("--time", time);
   return out;
 }

@@ -26,6 +26,9 @@ struct SampleSelection {
   std::string describe() const;
 };
 
+// "12,13": numbers as a list option takes them.
+std::string join_numbers(const std::vector<uint32_t>& v);
+
 // perf's CPU list: "0-3,7" (items comma-separated, ranges inclusive). Throws
 // kprof::Error (exit 2) on anything else.
 std::vector<uint32_t> parse_cpu_list(const std::vector<std::string>& items);

@@ -56,12 +56,6 @@ std::string join_values(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string join_values(const std::vector<uint32_t>& v) {
-  std::string out;
-  for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-
 [[noreturn]] void nothing_matches(const std::vector<Key>& keys, uint64_t total,
                                   const std::string& path) {
   for (const Key& k : keys) {
@@ -91,7 +85,7 @@ std::string join_values(const std::vector<uint32_t>& v) {
 std::vector<Key> keys_of(const SampleFilter& f) {
   std::vector<Key> keys;
   if (!f.comms.empty()) keys.push_back({Key::What::Comm, "--comm", join_values(f.comms)});
-  if (!f.pids.empty()) keys.push_back({Key::What::Pid, "--pid", join_values(f.pids)});
+  if (!f.pids.empty()) keys.push_back({Key::What::Pid, "--pid", join_numbers(f.pids)});
   if (!f.dsos.empty()) keys.push_back({Key::What::Dso, "--dso", join_values(f.dsos)});
   if (!f.symbols.empty()) keys.push_back({Key::What::Symbol, "--symbol", join_values(f.symbols)});
   return keys;
@@ -185,7 +179,7 @@ std::string SampleFilter::describe() const {
     if (!values.empty()) out += (out.empty() ? "" : " ") + flag + " " + values;
   };
   add("--comm", join_values(comms));
-  add("--pid", join_values(pids));
+  add("--pid", join_numbers(pids));
   add("--dso", join_values(dsos));
   add("--symbol", join_values(symbols));
   const std::string by_records = records.describe();

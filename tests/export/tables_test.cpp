@@ -131,6 +131,34 @@ TEST(TablesCsv, PythonReadsTheCallGraphCsvAsKprofCountsIt) {
       << tree;
 }
 
+// report --sort pid,function: Python reads one row per (process, function),
+// the column headed pid, and the rows hold every sample.
+TEST(TablesCsv, PythonReadsTheProcessSortCsv) {
+  const std::string dir = test::temp_dir("csv_python_process");
+  const Stacks st = test::bench_stacks();
+  const std::string p = write_g_profile(dir + "/g.kprof", st);
+  ASSERT_EQ(kprof("report " + shell_quote(p) + " --sort pid,function --csv " +
+                      shell_quote(dir + "/p.csv"),
+                  dir)
+                .status,
+            0);
+  const std::string rows = python_csv(dir + "/p.csv", dir);
+  ASSERT_EQ(rows.rfind("samples|percent|pid|function|mode\n", 0), 0u) << rows;
+  uint64_t sum = 0;
+  size_t lines = 0;
+  for (size_t at = rows.find('\n') + 1; at < rows.size(); at = rows.find('\n', at) + 1) {
+    sum += std::stoull(rows.substr(at, rows.find('|', at) - at));
+    ++lines;
+  }
+  for (const StackProcess& process : st.processes) {  // each process by pid and name
+    EXPECT_NE(rows.find("|" + std::to_string(process.pid) + " " + process.name + "|"),
+              std::string::npos)
+        << rows;
+  }
+  EXPECT_EQ(sum, st.total_samples());
+  EXPECT_GT(lines, 1u);
+}
+
 TEST(TablesCsv, PythonReadsTheDiffCsv) {
   const std::string dir = test::temp_dir("csv_python_diff");
   const Stacks a = test::bench_stacks(), b = renamed_stacks();
