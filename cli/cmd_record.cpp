@@ -27,6 +27,7 @@
 #include "core/profile_writer.h"
 #include "perfabi/load.h"
 #include "symbolizer/finish.h"
+#include "unwind/unwinder.h"
 
 namespace kprof::cli {
 
@@ -40,6 +41,26 @@ struct Args {
   bool no_kallsyms_cache = false;
   std::string kernel_config;  // --kernel-config FILE
 };
+
+// --call-graph MODE: the user stack bytes to copy (0: frame pointers).
+uint32_t parse_call_graph(const std::string& mode) {
+  if (mode == "fp") return 0;
+  constexpr uint32_t kDefault = 8192, kMax = 65528;  // the kernel's limit: a u16 record, 8-aligned
+  if (mode == "dwarf") return kDefault;
+  if (mode.starts_with("dwarf,")) {
+    const std::string size = mode.substr(6);
+    uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), n);
+    if (ec == std::errc() && end == size.data() + size.size() && n >= 8 && n <= kMax) {
+      return static_cast<uint32_t>((n + 7) / 8 * 8);
+    }
+    throw CLI::ValidationError("--call-graph", "dwarf,SIZE takes a size in bytes from 8 to " +
+                                                   std::to_string(kMax) + ", not '" + size + "'");
+  }
+  throw CLI::ValidationError("--call-graph", "MODE is fp or dwarf[,SIZE], not '" + mode +
+                                                 "' (perf's lbr is not "
+                                                 "supported)");
+}
 
 void add_options(CLI::App& app, Args& a) {
   app.prefix_command();  // the workload's own options pass through untouched
@@ -64,7 +85,17 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("-a,--all-cpus", a.rec.system_wide, "every process on every CPU");
   app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")
       ->check(CLI::PositiveNumber);
-  app.add_flag("-g,--call-graph", a.rec.callchains, "record call chains");
+  app.add_flag("-g", a.rec.callchains, "record call chains (frame pointers: --call-graph fp)");
+  app.add_option_function<std::string>(
+         "--call-graph",
+         [&a](const std::string& mode) {
+           a.rec.callchains = true;
+           a.rec.user_stack = parse_call_graph(mode);
+         },
+         "fp: call chains by frame pointers (-g); dwarf[,SIZE]: copy SIZE bytes of user stack "
+         "(default 8192, at most 65528) with each sample and unwind them with DWARF CFI once "
+         "recording ends, for code built without frame pointers")
+      ->type_name("MODE");
   app.add_flag("--syscalls", a.rec.syscalls,
                "count every system call the recorded work makes (tracepoints; adds ~150-200 ns "
                "a call: bench/syscall_counts.sh), for kprof report/diff --per-call");
@@ -286,10 +317,17 @@ int cmd_record(int argc, char** argv) {
   const bool with_off_cpu = !rec.off_cpu_source().empty();
   if (with_off_cpu && is_clock_event(rec.event())) agg.weigh_by_cpu_time();
   uint64_t undecoded = 0;  // records the kernel wrote that do not parse
-  const Profile recorded = perfabi::load_profile(
-      a.output, {.records = with_off_cpu ? static_cast<RecordSink*>(&both) : &agg}, &undecoded);
+  RecordSink* sink = with_off_cpu ? static_cast<RecordSink*>(&both) : &agg;
+  // --call-graph dwarf: the user stacks unwound on their way in (unwind/unwinder.h).
+  std::optional<unwind::Unwinder> unwinder;
+  if (a.rec.user_stack != 0) sink = &unwinder.emplace(*sink, a.rec.user_stack);
+  const Profile recorded = perfabi::load_profile(a.output, {.records = sink}, &undecoded);
   // Named while the binaries surely exist, on this boot (symbolizer/finish.h).
   FinishOptions finish{.this_boot = true};
+  if (unwinder) {
+    finish.unwind = &unwinder->stats();
+    finish.perf_records = &unwinder->replay();
+  }
   std::optional<OffCpuCounts> off_counts;  // emplaced: no move assignment of the counts
   if (with_off_cpu) {
     off_counts.emplace(std::move(off_cpu).finish());
@@ -301,6 +339,11 @@ int cmd_record(int argc, char** argv) {
   const FinishedProfile done =
       finish_profile(std::move(writer), agg.counts(), kernel_snapshot(rec), finish);
   for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
+  if (unwinder) {
+    if (const std::string n = unwind_notice(unwinder->stats()); !n.empty()) {
+      std::fprintf(stderr, "kprof: %s\n", n.c_str());
+    }
+  }
   if (agg.counts().left_out != 0) {
     std::fprintf(stderr,
                  "kprof: %llu samples of kprof's own process (reading the rings) left out\n",

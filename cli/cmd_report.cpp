@@ -238,7 +238,9 @@ int cmd_report(int argc, char** argv) {
       }
     }
     if (csv != "-") {
-      std::string notice = truncation_notice(stacks);
+      // A DWARF-unwound profile knows why each stack ended; others guess.
+      std::string notice =
+          profile.unwind ? unwind_notice(*profile.unwind) : truncation_notice(stacks);
       if (!notice.empty()) std::cout << notice << "\n";
     }
   }

@@ -25,6 +25,7 @@
 #include "perfabi/load.h"
 #include "report/summary.h"
 #include "symbolizer/finish.h"
+#include "unwind/unwinder.h"
 
 namespace kprof::cli {
 
@@ -40,7 +41,22 @@ int cmd_symbolize(int argc, char** argv) {
   // One read: the records are counted by address as they go by (and, for a
   // --off-cpu recording cut short, its context switches followed).
   OffCpuBuilder off_cpu;
-  Profile loaded = perfabi::load_profile(file, {.records = &off_cpu, .count_records = true});
+  // --call-graph dwarf: the user stacks are unwound again from the copies a
+  // file cut short still holds (a finished one keeps its unwound stacks).
+  const RunInfo run = read_run_info(file);
+  std::optional<AddressAggregator> agg;
+  std::optional<TeeSink> both;
+  std::optional<unwind::Unwinder> unwinder;
+  if (run.event.user_stack_bytes != 0) {
+    agg.emplace(run.event.callchains);
+    agg->leave_out(run.recorder_pid);
+    if (is_clock_event(run.event)) agg->weigh_by_cpu_time();
+    unwinder.emplace(both.emplace(*agg, off_cpu), run.event.user_stack_bytes);
+  }
+  Profile loaded = unwinder
+                       ? perfabi::load_profile(file, {.records = &*unwinder})
+                       : perfabi::load_profile(file, {.records = &off_cpu, .count_records = true});
+  if (agg) loaded.counted = std::make_shared<const AddressCounts>(std::move(*agg).take_counts());
   // A file cut short before its kernel symbols were written: this boot's
   // cached snapshot names them (importer/import.h: with_boot_kallsyms), and
   // the file then keeps the lines it needs.
@@ -79,11 +95,20 @@ int cmd_symbolize(int argc, char** argv) {
     finish.sampled_is_ns = is_clock_event(profile.run.event);
     finish.off_cpu_source = "context switches (read again by kprof symbolize)";
   }
+  if (unwinder && unwinder->stats().total() != 0) {  // a finished file keeps its Unwind chunk
+    finish.unwind = &unwinder->stats();
+    finish.perf_records = &unwinder->replay();
+  }
   const FinishedProfile done = finish_profile(
       ProfileWriter::append(file), counts,
       {.kallsyms = profile.kallsyms, .modules = profile.modules, .in_file = !from_boot_cache},
       finish);
   for (const std::string& m : done.messages) std::fprintf(stderr, "kprof: %s\n", m.c_str());
+  if (unwinder) {
+    if (const std::string n = unwind_notice(unwinder->stats()); !n.empty()) {
+      std::fprintf(stderr, "kprof: %s\n", n.c_str());
+    }
+  }
   if (done.kernel_addresses_hidden) {
     std::fprintf(stderr,
                  "kprof: the profile's kernel symbols have hidden addresses (kptr_restrict): "

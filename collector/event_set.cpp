@@ -40,6 +40,14 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
         PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | (raw ? PERF_SAMPLE_RAW : 0);
     if (!req.callchains) attr.exclude_callchain_kernel = attr.exclude_callchain_user = 1;
   }
+  if (req.user_stack != 0) {
+    // The user part is unwound from these copies once recording ends
+    // (unwind/unwinder.h); the kernel still walks its own frames.
+    attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = perfabi::kDwarfUserRegs;
+    attr.sample_stack_user = req.user_stack;
+    attr.exclude_callchain_user = 1;
+  }
   if (req.period != 0) {
     attr.sample_period = req.period;
   } else {
@@ -179,10 +187,11 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   const size_t per_cpu = req.pids.size();
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const bool chosen = req.mmap_pages == 0;
-  set.ring_pages_ = chosen
-                        ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains || req.off_cpu,
-                                          static_cast<unsigned>(set.fds_.size() / per_cpu), page)
-                        : req.mmap_pages;
+  set.ring_pages_ =
+      chosen
+          ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains || req.off_cpu,
+                            static_cast<unsigned>(set.fds_.size() / per_cpu), page, req.user_stack)
+          : req.mmap_pages;
   const size_t wanted = set.ring_pages_;
   for (size_t i = 0; i < set.fds_.size(); ++i) {
     if (i % per_cpu == 0) {
@@ -208,6 +217,7 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   }
   perf_event_attr attr = make_attr(req, c, req.pids.front() != -1, raw);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
+  set.layout_.regs_user = attr.sample_regs_user;
   if (req.off_cpu) {
     attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
     const size_t before = notices->size();
@@ -234,7 +244,8 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   info->use_freq = req.period == 0;
   info->rate = req.period != 0 ? req.period : req.freq;
   info->exclude_kernel = c.exclude_kernel;
-  info->callchains = req.callchains;
+  info->callchains = req.callchains || req.user_stack != 0;
+  info->user_stack_bytes = req.user_stack;
   return set;
 }
 
@@ -246,10 +257,11 @@ void EventSet::disable() {
   for (Fd& fd : fds_) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
 }
 
-size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes) {
+size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes,
+                       uint32_t user_stack) {
   constexpr size_t kMin = 128;
   constexpr uint64_t kMaxPerCpu = 64ull << 20, kMaxTotal = 512ull << 20;
-  const uint64_t record = callchains ? 304 : 48;
+  const uint64_t record = (callchains ? 304 : 48) + (user_stack != 0 ? user_stack + 168 : 0);
   // -c PERIOD: the rate is not known in advance; size for 1 kHz.
   const uint64_t rate = freq != 0 ? freq : 1000;
   const uint64_t want = rate * kRingBurstMs / 1000 * record;

@@ -30,6 +30,10 @@ struct EventRequest {
   uint64_t freq = 499;    // samples/s, used when period == 0
   uint64_t period = 0;    // events per sample
   bool callchains = false;
+  // --call-graph dwarf: bytes of user stack copied with each sample (with
+  // the user registers; the kernel walks only its own part of the stack).
+  // 0: frame pointers.
+  uint32_t user_stack = 0;
   std::vector<pid_t> pids;      // tasks to follow; {-1} = every task (system-wide)
   bool enable_on_exec = false;  // workload mode: counting starts at the child's exec
   size_t mmap_pages = 0;        // data pages per ring (power of two); 0: auto_ring_pages()
@@ -41,12 +45,14 @@ struct EventRequest {
 // Ring data pages per CPU for sampling at `freq` Hz (per CPU), so that a
 // burst of kRingBurstMs of samples fits while kprof is not scheduled (the
 // moment a loaded machine is profiled): an estimated 48 bytes per sample
-// record (ip, tid, time, cpu, period, header), 304 with -g (32 frames). A
+// record (ip, tid, time, cpu, period, header), 304 with -g (32 frames),
+// and the copied stack and registers more with --call-graph dwarf. A
 // power of two, at least 128 pages (perf's default, 512 KiB) and at most
 // 64 MiB per CPU and 512 MiB over all CPUs. E.g. 100 kHz: 1024 pages
 // (4 MiB) a CPU, 4096 with -g; the default 499 Hz: 128.
 inline constexpr uint64_t kRingBurstMs = 500;
-size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes);
+size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t page_bytes,
+                       uint32_t user_stack = 0);
 
 class EventSet {
  public:

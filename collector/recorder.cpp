@@ -197,6 +197,7 @@ void Recorder::Impl::setup() {
     req.freq = static_cast<uint64_t>(max);
   }
   req.callchains = opt.callchains;
+  req.user_stack = opt.user_stack;
   req.mmap_pages = opt.mmap_pages;
   req.off_cpu = opt.off_cpu;
   if (!opt.score_from.empty()) {

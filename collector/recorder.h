@@ -52,6 +52,10 @@ struct RecordOptions {
   bool system_wide = false;              // -a: every task on every CPU
   pid_t pid = 0;                         // -p: an existing process and its threads; 0 = none
   bool callchains = false;               // -g
+  // --call-graph dwarf[,SIZE]: bytes of user stack copied with each sample
+  // for DWARF unwinding once recording ends (unwind/unwinder.h); 0: frame
+  // pointers.
+  uint32_t user_stack = 0;
   std::vector<std::string> command;      // the workload; may be empty with -a / -p
   std::map<std::string, double> scores;  // --score NAME=VALUE, stored in RunInfo
   size_t mmap_pages = 0;  // --mmap-pages: data pages per CPU ring (power of two); 0: from the rate

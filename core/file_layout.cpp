@@ -35,6 +35,8 @@ const char* chunk_type_name(uint16_t type) {
       return "syscall counts";
     case ChunkType::OffCpu:
       return "off-cpu";
+    case ChunkType::Unwind:
+      return "unwind";
   }
   return "unknown";
 }

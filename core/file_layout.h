@@ -62,6 +62,7 @@ enum class ChunkType : uint16_t {
   Environment = 11,       // Environment (core/environment.h): the machine and kernel config
   SyscallCounts = 12,     // SyscallCounts (core/syscall_counts.h): calls counted while sampled
   OffCpu = 13,            // OffCpu (core/off_cpu.h): time off CPU, from the context switches
+  Unwind = 14,            // UnwindStats (core/unwind_stats.h): how DWARF-unwound stacks ended
 };
 const char* chunk_type_name(uint16_t type);
 

@@ -27,6 +27,10 @@ struct EventInfo {
   std::string fallback_reason;  // "no hardware PMU (ENOENT opening cycles)"
   bool exclude_kernel = false;  // kernel samples not allowed (paranoid), see notices
   bool callchains = false;      // -g
+  // --call-graph dwarf: bytes of user stack copied with each sample, whose
+  // user part of the stack was unwound from that copy (unwind/unwinder.h);
+  // 0: frame pointers (or no stacks).
+  uint32_t user_stack_bytes = 0;
   auto operator<=>(const EventInfo&) const = default;
 };
 // Whether the event counts time (cpu-clock, task-clock): its periods are ns.
@@ -157,6 +161,15 @@ struct Sample {
   bool kernel_frames_known = true;
   SampleKind kind = SampleKind::Cpu;
   uint32_t wakee = 0;  // Wakeup: the task (tid) woken
+  // --call-graph dwarf, as decoded from perf records (never stored in
+  // Records chunks): the user registers at the sample (or at the kernel
+  // entry), one per bit of user_regs_mask (perf's register numbers,
+  // lowest first; empty: no user context, e.g. a kernel thread), and the
+  // copied top of the user stack from the stack pointer up. The decoder makes the user IP the user
+  // part of `callchain`; the unwinder replaces that part with the frames it unwinds.
+  uint64_t user_regs_mask = 0;
+  std::vector<uint64_t> user_regs;
+  std::vector<uint8_t> user_stack;
   auto operator<=>(const Sample&) const = default;
 };
 

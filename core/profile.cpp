@@ -96,6 +96,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::Environment:
       case ChunkType::SyscallCounts:
       case ChunkType::OffCpu:
+      case ChunkType::Unwind:
         return true;
       default:
         return false;
@@ -137,6 +138,9 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         p.off_cpu = decode_off_cpu(c.payload);
         mend_broken_chains(p.off_cpu->stacks);
         break;
+      case ChunkType::Unwind:
+        p.unwind = decode_unwind_stats(c.payload);
+        break;
       case ChunkType::Stacks:
         p.stacks = decode_stacks(c.payload);
         mend_broken_chains(*p.stacks);  // files written before it was done at symbolization
@@ -164,6 +168,19 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
     p.counted = std::make_shared<const AddressCounts>(std::move(*agg).take_counts());
   }
   return p;
+}
+
+RunInfo read_run_info(const std::string& path) {
+  ProfileReader reader = ProfileReader::open(path);
+  std::optional<RunInfo> run;
+  const ReadStatus& status = reader.for_each_chunk(
+      [](uint16_t type) { return type == static_cast<uint16_t>(ChunkType::Meta); },
+      [&](const Chunk& c) { run = decode_run_info(c.payload); });
+  if (!run) {
+    throw Error(reader.name() + " has no readable run information (meta chunk)" +
+                (status.problem.empty() ? std::string() : ": " + status.problem));
+  }
+  return *run;
 }
 
 }  // namespace kprof

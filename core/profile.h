@@ -19,6 +19,7 @@
 #include "core/profile_reader.h"
 #include "core/stacks.h"
 #include "core/syscall_counts.h"
+#include "core/unwind_stats.h"
 
 namespace kprof {
 
@@ -53,6 +54,7 @@ struct Profile {
   std::optional<Environment> environment;  // absent: not recorded (older files, imports)
   std::optional<SyscallCounts> syscalls;   // absent: not counted (record without --syscalls)
   std::optional<OffCpu> off_cpu;           // absent: not recorded (record without --off-cpu)
+  std::optional<UnwindStats> unwind;       // absent: not unwound (no --call-graph dwarf)
   ReadStatus status;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram
@@ -71,5 +73,10 @@ struct Profile {
 // chunks (appended later), the last one wins.
 Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_records,
                      const LoadOptions& options = {});
+
+// The run information alone (the last Meta chunk), from a file whose
+// records a caller then reads in a way that depends on it. Throws
+// kprof::Error as read_profile does when there is none.
+RunInfo read_run_info(const std::string& path);
 
 }  // namespace kprof

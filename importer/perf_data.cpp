@@ -245,6 +245,8 @@ void PerfDataReader::add_event(std::span<const uint8_t> attr, std::vector<uint64
   e.sample_id_all = a.sample_id_all;
   e.exclude_kernel = a.exclude_kernel;
   e.exclude_user = a.exclude_user;
+  e.regs_user = a.sample_regs_user;
+  e.stack_user = a.sample_stack_user;
   e.ids = std::move(ids);
   header_.events.push_back(std::move(e));
 }

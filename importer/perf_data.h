@@ -40,8 +40,14 @@ struct PerfEvent {
   uint64_t read_format = 0;  // PERF_FORMAT_*
   bool sample_id_all = false;
   bool exclude_kernel = false, exclude_user = false;
+  uint64_t regs_user = 0;     // attr.sample_regs_user (--call-graph dwarf)
+  uint32_t stack_user = 0;    // attr.sample_stack_user (--call-graph dwarf)
   std::vector<uint64_t> ids;  // the sample ids of this event's fds
-  perfabi::SampleLayout layout() const { return {sample_type, sample_id_all, read_format}; }
+  perfabi::SampleLayout layout() const {
+    perfabi::SampleLayout l{sample_type, sample_id_all, read_format};
+    l.regs_user = regs_user;
+    return l;
+  }
 };
 
 // One entry of the BUILD_ID feature (or a pipe-mode HEADER_BUILD_ID record).

@@ -152,6 +152,36 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
       std::memcpy(&s.wakee, raw.data() + layout.wakee_offset, sizeof s.wakee);
     }
   }
+  if (st & PERF_SAMPLE_BRANCH_STACK) r.fail("branch stacks are not decoded");
+  if (st & PERF_SAMPLE_REGS_USER) {
+    // abi: PERF_SAMPLE_REGS_ABI_NONE (no user context: a kernel thread) has
+    // no registers after it.
+    if (r.u64() != PERF_SAMPLE_REGS_ABI_NONE) {
+      const auto n = static_cast<size_t>(__builtin_popcountll(layout.regs_user));
+      if (n > r.left() / 8) r.fail("user registers");
+      s.user_regs_mask = layout.regs_user;
+      s.user_regs.resize(n);
+      for (uint64_t& reg : s.user_regs) reg = r.u64();
+    }
+  }
+  if (st & PERF_SAMPLE_STACK_USER) {
+    // u64 size, size bytes, then (when size != 0) u64 dyn_size: how many of
+    // them the kernel filled.
+    const uint64_t size = r.u64();
+    if (size != 0) {
+      if (size > r.left()) r.fail("user stack of " + std::to_string(size) + " bytes");
+      const std::span<const uint8_t> bytes = r.raw(static_cast<size_t>(size));
+      const uint64_t dyn = r.u64();
+      if (dyn > size) r.fail("user stack filled beyond its size");
+      s.user_stack.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(dyn));
+    }
+  }
+  if (const auto ip = user_reg(s, kPerfRegIp);
+      ip && (st & PERF_SAMPLE_CALLCHAIN) && s.callchain.size() == s.kernel_frames) {
+    // The kernel copied the user context instead of walking it
+    // (exclude_callchain_user): its IP is the user part until unwound.
+    s.callchain.push_back(*ip);
+  }
   sink.on_sample(s);
 }
 
@@ -185,6 +215,14 @@ void decode_mmap(ByteReader& r, bool v2, uint16_t misc, uint64_t time, RecordSin
 }
 
 }  // namespace
+
+std::optional<uint64_t> user_reg(const Sample& s, unsigned reg) {
+  const uint64_t bit = uint64_t{1} << reg;
+  if (reg >= 64 || !(s.user_regs_mask & bit)) return std::nullopt;
+  const auto index = static_cast<size_t>(__builtin_popcountll(s.user_regs_mask & (bit - 1)));
+  if (index >= s.user_regs.size()) return std::nullopt;
+  return s.user_regs[index];
+}
 
 bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout,
                         RecordSink& sink) {

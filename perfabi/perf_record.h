@@ -40,15 +40,40 @@ struct SampleLayout {
   // Where the woken task's pid lies in a Wakeup sample's PERF_SAMPLE_RAW
   // data (sched:sched_wakeup's `pid` field, from its tracefs format).
   uint32_t wakee_offset = 0;
+  // --call-graph dwarf: the attr's sample_regs_user (which registers a
+  // PERF_SAMPLE_REGS_USER field holds, one u64 each, lowest bit first).
+  uint64_t regs_user = 0;
 };
+
+// perf's x86-64 register numbers (asm/perf_regs.h): the bits of
+// sample_regs_user. kDwarfUserRegs are the ones DWARF unwinding reads: the
+// sixteen general registers and the IP.
+enum PerfReg : unsigned {
+  kPerfRegAx = 0,
+  kPerfRegBx = 1,
+  kPerfRegCx = 2,
+  kPerfRegDx = 3,
+  kPerfRegSi = 4,
+  kPerfRegDi = 5,
+  kPerfRegBp = 6,
+  kPerfRegSp = 7,
+  kPerfRegIp = 8,
+  kPerfRegR8 = 16,
+  kPerfRegR15 = 23,
+};
+inline constexpr uint64_t kDwarfUserRegs = 0x1ffu | (0xffull << kPerfRegR8);
+// Register `reg` of a sample's user registers; nullopt when not recorded.
+std::optional<uint64_t> user_reg(const Sample& s, unsigned reg);
 
 // Decodes one complete perf record (header included) and calls the matching
 // `sink` method. Record types kprof does not use (KSYMBOL, perf's own
 // user records, ...) are skipped; returns true when a record was delivered.
-// Of the sample fields after the callchain only PERF_SAMPLE_RAW is read
-// (a Wakeup sample's woken task); branch stacks, registers, user stacks, ...
-// are not. Throws kprof::Error on a record whose size
-// does not fit its fields. Never reads outside `rec`.
+// Of the sample fields after the callchain PERF_SAMPLE_RAW (a Wakeup
+// sample's woken task), PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER
+// (Sample::user_regs and user_stack; the user IP then becomes the user part
+// of the callchain when the kernel left it out) are read; a branch stack
+// throws, as its layout is not decoded, and later fields are not read. Throws kprof::Error on a
+// record whose size does not fit its fields. Never reads outside `rec`.
 bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout, RecordSink& sink);
 
 // The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID;

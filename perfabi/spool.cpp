@@ -117,7 +117,8 @@ void Spool::start() {
   buf_.clear();
   ByteWriter w;
   const bool kinds = !layout_.kinds.empty();
-  w.u64(layout_.sample_type | (kinds ? kLayoutHasKinds : 0));
+  const bool regs = layout_.regs_user != 0;
+  w.u64(layout_.sample_type | (kinds ? kLayoutHasKinds : 0) | (regs ? kLayoutHasRegs : 0));
   w.u8(layout_.sample_id_all ? 1 : 0);
   w.u64(layout_.read_format);
   if (kinds) {
@@ -128,6 +129,7 @@ void Spool::start() {
     }
     w.u32(layout_.wakee_offset);
   }
+  if (regs) w.u64(layout_.regs_user);
   buf_ = w.take();
   records_ = 0;
   block_ = SIZE_MAX;
@@ -185,6 +187,10 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
       layout.kinds.emplace_back(id, static_cast<SampleKind>(kind));
     }
     layout.wakee_offset = r.u32();
+  }
+  if (layout.sample_type & kLayoutHasRegs) {
+    layout.sample_type &= ~kLayoutHasRegs;
+    layout.regs_user = r.u64();
   }
   Batch batch;
   while (!r.done()) {

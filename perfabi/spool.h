@@ -16,7 +16,9 @@
 // perf records of one ring, in the ring's (time) order. When the stored
 // sample_type has bit 63 (kLayoutHasKinds; no PERF_SAMPLE_* bit), the
 // layout's event table follows read_format: u32 n, n times (u64 id, u8
-// SampleKind), then u32 wakee_offset (--off-cpu recordings).
+// SampleKind), then u32 wakee_offset (--off-cpu recordings). Then, when
+// sample_type has bit 62 (kLayoutHasRegs), u64 regs_user (--call-graph
+// dwarf recordings).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,7 @@
 namespace kprof::perfabi {
 
 inline constexpr uint64_t kLayoutHasKinds = uint64_t{1} << 63;
+inline constexpr uint64_t kLayoutHasRegs = uint64_t{1} << 62;
 
 class Spool {
  public:

@@ -97,9 +97,13 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   t.add_row(
       {styled("# event:", Style::Notice, color && run.event.fell_back), describe_event(run.event)});
   if (run.event.callchains) {
-    t.add_row({"# callchains:",
-               "frame pointers (-g); the flat table counts self samples, --children adds "
-               "totals, --callers/--callees FUNC show its paths"});
+    const std::string how = run.event.user_stack_bytes != 0
+                                ? "user stacks unwound by DWARF CFI from " +
+                                      std::to_string(run.event.user_stack_bytes) +
+                                      "-byte copies (--call-graph dwarf)"
+                                : std::string("frame pointers (-g)");
+    t.add_row({"# callchains:", how + "; the flat table counts self samples, --children adds "
+                                      "totals, --callers/--callees FUNC show its paths"});
   }
   t.add_row({"# kernel:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
   std::string host = run.hostname.empty() ? "unknown" : run.hostname;

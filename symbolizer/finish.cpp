@@ -68,6 +68,9 @@ FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts
     out.off_cpu->source = options.off_cpu_source;
     writer.write_chunk(ChunkType::OffCpu, encode_off_cpu(*out.off_cpu), true, kZstdSmall);
   }
+  if (options.unwind) {
+    writer.write_chunk(ChunkType::Unwind, encode_unwind_stats(*options.unwind), true, kZstdSmall);
+  }
   write_profile_symbols(writer, out.symbols);
   out.messages = out.symbols.warnings;
   for (const std::string& image : out.symbols.kept_images) {
@@ -77,7 +80,8 @@ FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts
   const std::string path = writer.path();
   { ProfileWriter done = std::move(writer); }  // closed before the file is replaced
   try {
-    out.bytes = perfabi::compact_profile(path).bytes_after;
+    out.bytes = options.perf_records ? compact_records(path, *options.perf_records).bytes_after
+                                     : perfabi::compact_profile(path).bytes_after;
   } catch (const Error& e) {
     out.messages.push_back(std::string(e.what()) +
                            "; the profile is complete, its records left uncompressed");

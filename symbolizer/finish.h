@@ -13,7 +13,8 @@
 //      whose peak address follows an interrupt enable are marked, from this
 //      boot's kernel text (kcore.h) when the addresses are this boot's, and
 //      as `previous` marked them (they were read while recording);
-//   5. with --off-cpu, the OffCpu chunk (its stacks named as in 3:
+//   5. with --call-graph dwarf, the Unwind chunk; with --off-cpu, the OffCpu chunk (its stacks
+//   named as in 3:
 //      core/off_cpu_builder.h); then the Stacks or HistogramColumns chunk,
 //      then End;
 //   6. the records compressed into Records chunks (perfabi::compact_profile,
@@ -32,7 +33,9 @@
 #include "core/aggregate.h"
 #include "core/model.h"
 #include "core/off_cpu_builder.h"
+#include "core/profile.h"
 #include "core/profile_writer.h"
+#include "core/unwind_stats.h"
 #include "symbolizer/profile_symbols.h"
 
 namespace kprof {
@@ -61,6 +64,11 @@ struct FinishOptions {
   uint64_t off_cpu_tick_ns = 0;
   bool sampled_is_ns = false;
   std::string off_cpu_source;  // OffCpu::source
+  // --call-graph dwarf: how the user stacks ended (an Unwind chunk), and the
+  // decoder that gives compaction the unwound stacks (unwind/unwinder.h:
+  // Unwinder::replay); nullptr: none, and perfabi's plain decoder.
+  const UnwindStats* unwind = nullptr;
+  const PerfRecordsDecoder* perf_records = nullptr;
 };
 
 struct FinishedProfile {
