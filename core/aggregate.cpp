@@ -76,6 +76,12 @@ void AddressAggregator::on_comm(const Comm& c) {
 void AddressAggregator::on_fork(const Fork& f) {
   last_ = {};                   // maps change (or may move)
   if (f.pid == f.ppid) return;  // a new thread shares its process's maps
+  // A forked process keeps its parent's name until it execs or renames
+  // itself (postgres backends, forked by the postmaster): no COMM says so.
+  if (auto name = counts_.comms.find(f.ppid); name != counts_.comms.end()) {
+    std::string copy = name->second;  // copy first: inserting may rehash
+    counts_.comms.try_emplace(f.pid, std::move(copy));
+  }
   auto child = maps_.find(f.pid);
   if (child != maps_.end() && !child->second.empty()) return;
   auto parent = maps_.find(f.ppid);

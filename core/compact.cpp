@@ -21,19 +21,26 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
   const std::string tmp = path + ".compact-" + std::to_string(::getpid());
   try {
     ProfileWriter out = ProfileWriter::create(tmp);
+    // Consecutive PerfRecords chunks become one Records chunk of up to
+    // kMergedBytes: a --call-graph dwarf recording flushes a chunk every ~30
+    // samples (their stack copies), which decode to a few KB each, and a
+    // zstd context per tiny chunk cost more than the rest of compaction.
+    constexpr size_t kMergedBytes = 4u << 20;
+    EncodingSink merged;
+    auto flush = [&] {
+      if (merged.encoder.empty()) return;
+      out.write_stored(pack_chunk(ChunkType::Records, merged.encoder.take(), true, kZstdCompact));
+      ++r.chunks_compressed;
+    };
     const ReadStatus& st = reader.for_each_chunk(
         [](uint16_t) { return true; },
         [&](const Chunk& c) {
           if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords)) {
-            EncodingSink sink;
-            perf_records.decode(c.payload, sink);
-            if (!sink.encoder.empty()) {
-              out.write_stored(
-                  pack_chunk(ChunkType::Records, sink.encoder.take(), true, kZstdCompact));
-            }
-            ++r.chunks_compressed;
+            perf_records.decode(c.payload, merged);
+            if (merged.encoder.size() >= kMergedBytes) flush();
             return;
           }
+          flush();
           if (c.type == static_cast<uint16_t>(ChunkType::Records) && !(c.flags & kChunkZstd)) {
             out.write_stored(pack_chunk(ChunkType::Records, c.payload, true, kZstdCompact));
             ++r.chunks_compressed;
@@ -46,6 +53,7 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
           s.bytes.assign(c.stored.begin(), c.stored.end());
           out.write_stored(s);
         });
+    flush();
     if (!st.intact()) {
       throw Error("cannot compress " + path + ": " +
                   (!st.damaged.empty()  ? "damaged: " + st.describe_damage()

@@ -10,6 +10,10 @@
 #   --seconds N   length of the timed pgbench run (default 10)
 #   --clients N   pgbench clients and threads (default 2)
 #   --scale N     pgbench -i scale factor (default 1: 100000 accounts)
+#   --record CMD  profile the timed phase with CMD instead (word-split; the
+#                 phase follows as `CMD -- PHASE`), e.g. "perf record
+#                 --call-graph dwarf -o perf.data" (bench/dwarf.sh); the tps
+#                 is printed only
 #
 # Under --kprof, kprof records a phase that starts the server, runs the timed
 # pgbench and stops the server, so the postgres backends (children of the
@@ -24,11 +28,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 pg_bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
-kprof_out='' seconds=10 clients=2 scale=1 phase=''
+kprof_out='' record='' seconds=10 clients=2 scale=1 phase=''
 
 while [[ $# -gt 0 ]]; do
   case $1 in
     --kprof) kprof_out=$2; shift 2 ;;
+    --record) record=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --clients) clients=$2; shift 2 ;;
     --scale) scale=$2; shift 2 ;;
@@ -96,7 +101,11 @@ server_start "$cluster"
 "$pgbench" -h "$cluster" -p 5432 -U postgres -i -q -s "$scale" postgres >"$cluster/init.log" 2>&1 ||
   sample_die "pgbench -i failed: $(tail -3 "$cluster/init.log")"
 
-if [[ -n $kprof_out ]]; then
+if [[ -n $record ]]; then
+  server_stop "$cluster"
+  read -ra recorder <<<"$record"
+  "${recorder[@]}" -- "$0" --seconds "$seconds" --clients "$clients" --phase-run "$cluster"
+elif [[ -n $kprof_out ]]; then
   server_stop "$cluster"
   kprof_out=$(abs_path "$kprof_out")
   "$(find_kprof)" record -o "$kprof_out" -- "$0" --seconds "$seconds" --clients "$clients" \

@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,6 +56,21 @@ constexpr unsigned kPerfOfDwarf[kDwarfRegs] = {
 
 constexpr uint32_t kProtExec = 4;  // PROT_EXEC
 
+// Whether `elf` has a section `name` with bytes in the file.
+bool has_section(Elf* elf, const char* name) {
+  size_t strndx = 0;
+  if (elf_getshdrstrndx(elf, &strndx) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS || shdr.sh_size == 0) {
+      continue;
+    }
+    const char* n = elf_strptr(elf, strndx, shdr.sh_name);
+    if (n != nullptr && std::strcmp(n, name) == 0) return true;
+  }
+  return false;
+}
+
 struct Mapping {
   uint64_t end = 0, pgoff = 0;
   std::string filename, build_id;
@@ -73,6 +89,7 @@ std::string base_name(const std::string& path) {
 // the load bias, or why it cannot be used.
 struct FileFacts {
   bool usable = false;
+  bool has_eh_frame = false;  // a non-empty .eh_frame section
   std::string build_id;
   std::vector<symbolizer::LoadSegment> segments;
 };
@@ -102,6 +119,11 @@ struct Current {
   // "normally" (return code 0, as at a thread's entry) when the registers it
   // needs cannot be read, so this, not its return code, tells the copy's end.
   bool beyond_copy = false;
+  // A read failed in the current step (from the last frame to the next):
+  // every later read of that step fails too. When CFI cannot be followed
+  // for want of memory, libdwfl tries its frame-pointer guess next, and that
+  // must not succeed on whatever the copy holds where rbp points.
+  bool step_failed = false;
   bool stopped = false;
   UnwindStop stop = UnwindStop::Other;
   std::vector<uint64_t> frames;
@@ -175,6 +197,7 @@ bool get_thread(Dwfl*, pid_t, void* arg, void** thread_arg) {
 // Only the copied stack is memory here: [sp, sp + copy size).
 bool memory_read(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
   auto* c = static_cast<Current*>(arg);
+  if (c->step_failed) return false;
   const std::vector<uint8_t>& stack = c->sample->user_stack;
   if (addr >= c->sp) {
     const uint64_t off = addr - c->sp;
@@ -184,7 +207,20 @@ bool memory_read(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
     }
     c->beyond_copy = true;
   }
+  c->step_failed = true;
   return false;
+}
+
+// Separate debug files are looked for only for files without .eh_frame
+// (marked through the module's userdata when reported): for the others
+// .eh_frame is the CFI, and opening a debug file (libc6-dbg's, compressed)
+// in every process's session cost more than all the unwinding.
+int find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                   const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                   char** debuginfo_file_name) {
+  if (userdata == nullptr || *userdata == nullptr) return -1;
+  return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                      debuglink_crc, debuginfo_file_name);
 }
 
 bool set_initial_registers(Dwfl_Thread* thread, void* arg) {
@@ -205,7 +241,7 @@ int on_frame(Dwfl_Frame* state, void* arg);
 
 void Unwinder::Impl::init_callbacks() {
   callbacks.find_elf = dwfl_linux_proc_find_elf;  // not reached: files are reported by path
-  callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  callbacks.find_debuginfo = find_debuginfo;
   callbacks.debuginfo_path = &debuginfo_path;
   thread_callbacks.next_thread = next_thread;
   thread_callbacks.get_thread = get_thread;
@@ -225,6 +261,7 @@ const FileFacts& Unwinder::Impl::facts(const std::string& path) {
     it->second.usable = !info.segments.empty();
     it->second.build_id = info.build_id;
     it->second.segments = info.segments;
+    it->second.has_eh_frame = has_section(file.elf(), ".eh_frame");
   }
   return it->second;
 }
@@ -268,12 +305,14 @@ void Unwinder::Impl::report(Process& p) {
     any = true;
     p.reported.insert(start);
     int fd = -1;
+    bool wants_debug_frame = false;
     const std::vector<symbolizer::LoadSegment>* segments = nullptr;
     if (m.filename == "[vdso]" && load_vdso()) {
       fd = ::dup(vdso.get());
       segments = &vdso_segments;
     } else if (is_file(m.filename)) {
       const FileFacts& f = facts(m.filename);
+      wants_debug_frame = !f.has_eh_frame;
       if (f.usable && (m.build_id.empty() || f.build_id.empty() || m.build_id == f.build_id)) {
         segments = &f.segments;
       }
@@ -289,10 +328,15 @@ void Unwinder::Impl::report(Process& p) {
     }
     const uint64_t bias = start - *vaddr;
     const std::string name = m.filename == "[vdso]" ? "[vdso]" : base_name(m.filename);
-    if (dwfl_report_elf(p.dwfl.get(), name.c_str(), m.filename.c_str(), fd, bias, true) ==
-        nullptr) {
+    Dwfl_Module* mod =
+        dwfl_report_elf(p.dwfl.get(), name.c_str(), m.filename.c_str(), fd, bias, true);
+    if (mod == nullptr) {
       if (fd >= 0) ::close(fd);  // libdwfl owns it only once reported
       p.refused.insert(start);
+    } else if (wants_debug_frame) {
+      void** userdata = nullptr;
+      dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+      if (userdata != nullptr) *userdata = mod;  // non-null: find_debuginfo may look
     }
   }
   if (any) dwfl_report_end(p.dwfl.get(), nullptr, nullptr);
@@ -353,6 +397,7 @@ int on_frame(Dwfl_Frame* state, void* arg) {
   }
   c->frames.push_back(pc);
   c->activation.push_back(activation);
+  c->step_failed = false;  // the step to the next frame starts
   return DWARF_CB_OK;
 }
 

@@ -237,6 +237,18 @@ TEST(Unwinder, CodeWithoutCfiEndsTheStackWithoutGuessing) {
   EXPECT_NE(u.image.find("libunwind_nocfi_lib.so"), std::string::npos) << u.image;
 }
 
+TEST(Unwinder, DebugFrameCfiIsFollowedWhereThereIsNoEhFrame) {
+  Capture c;
+  NoCfiArg arg{&c};
+  unwind_debug_frame_call(from_nocfi, &arg);
+  const Unwound u = unwind_one(sample_of(c), own_maps());
+  // capture -> from_nocfi -> unwind_debug_frame_call (.debug_frame) -> this
+  // test body and on.
+  ASSERT_GE(u.chain.size(), 5u) << unwind_stop_name(u.stop) << " in " << u.image;
+  EXPECT_EQ(u.chain[1], c.callers[0]);
+  if (c.whole_stack) EXPECT_EQ(u.stop, UnwindStop::Entry) << u.image;
+}
+
 TEST(Unwinder, GarbageRegistersAndStacksKeepTheUserIp) {
   std::mt19937_64 rng(42);
   const std::vector<Mmap> maps = own_maps();
