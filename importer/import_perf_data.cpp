@@ -22,6 +22,7 @@
 #include "importer/perf_run_info.h"
 #include "perfabi/perf_record.h"
 #include "symbolizer/profile_symbols.h"
+#include "unwind/unwinder.h"
 
 namespace kprof::importer {
 
@@ -134,7 +135,17 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   const std::unordered_map<std::string, std::string> ids = build_ids_by_file(h);
   AddressAggregator agg(p.run.event.callchains);
   ImportSink sink(agg, ids, out ? &*out : nullptr);
-  const RecordWalk walk = walk_records(reader, chosen, sink);
+  // perf record --call-graph dwarf: its stack copies unwound on the way in
+  // (unwind/unwinder.h), as kprof's own are when recording ends.
+  std::optional<unwind::Unwinder> unwinder;
+  const PerfEvent& event = h.events[chosen];
+  if (event.stack_user != 0 && (event.sample_type & PERF_SAMPLE_STACK_USER)) {
+    unwinder.emplace(sink, event.stack_user);
+    p.run.event.user_stack_bytes = event.stack_user;
+  }
+  const RecordWalk walk =
+      walk_records(reader, chosen, unwinder ? static_cast<RecordSink&>(*unwinder) : sink);
+  if (unwinder) p.unwind = unwinder->stats();
   note_walk(h, chosen, walk, sink.samples, p.run.notices);
 
   const AddressCounts& counts = agg.counts();

@@ -32,6 +32,7 @@ void ImportWriter::finish(const Profile& p) {
   out_.write_chunk(ChunkType::Summary, encode_summary(p.summary.value_or(Summary{})));
   if (p.environment) out_.write_chunk(ChunkType::Environment, encode_environment(*p.environment));
   if (p.syscalls) out_.write_chunk(ChunkType::SyscallCounts, encode_syscall_counts(*p.syscalls));
+  if (p.unwind) out_.write_chunk(ChunkType::Unwind, encode_unwind_stats(*p.unwind));
   ProfileSymbols stored;
   stored.histogram = p.histogram ? *p.histogram : Histogram{};
   stored.stacks = p.stacks;

@@ -334,7 +334,7 @@ std::string truncation_notice(const Stacks& s) {
   if (share == "0.0") share = "<0.1";
   return share +
          "% of stacks look truncated (user code without frame pointers, or "
-         "kernel.perf_event_max_stack); DWARF unwinding is not supported yet";
+         "kernel.perf_event_max_stack); record with --call-graph dwarf to unwind it by CFI";
 }
 
 Histogram inclusive_histogram(const Stacks& st) {

@@ -131,7 +131,7 @@ bool is_stack_root(std::string_view function);
 uint64_t truncated_stack_samples(const Stacks& stacks);
 
 // "N% of stacks look truncated (user code without frame pointers, or
-// kernel.perf_event_max_stack); DWARF unwinding is not supported yet", the
+// kernel.perf_event_max_stack); record with --call-graph dwarf to unwind it by CFI", the
 // share being of all samples; "" when none look truncated.
 std::string truncation_notice(const Stacks& stacks);
 

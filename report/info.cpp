@@ -42,7 +42,10 @@ void add_run(TextTable& t, const RunInfo& run) {
                                      : "period " + format_count(e.rate) + " events"});
   t.add_row({"fell back:", e.fell_back ? "yes: " + e.fallback_reason : "no"});
   t.add_row({"kernel samples:", e.exclude_kernel ? "excluded" : "included"});
-  t.add_row({"callchains:", yes_no(e.callchains)});
+  t.add_row({"callchains:", e.user_stack_bytes != 0
+                                ? "yes: user stacks unwound by DWARF CFI from " +
+                                      std::to_string(e.user_stack_bytes) + "-byte copies"
+                                : std::string(yes_no(e.callchains))});
   t.add_row({"target:", run.target.empty() ? "unknown" : run.target});
   t.add_row({"command:", run.command.empty() ? "(none)" : format_command(run.command)});
   t.add_row({"kernel release:", run.kernel_release.empty() ? "unknown" : run.kernel_release});
@@ -207,6 +210,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   add_environment(t, p.environment);
   add_syscalls(t, p.syscalls);
   add_off_cpu(t, p.off_cpu);
+  if (p.unwind) t.add_row({"unwinding:", unwind_notice(*p.unwind)});
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -148,6 +149,36 @@ TEST_F(DwarfE2E, CutShortRecordingIsUnwoundBySymbolize) {
   ASSERT_TRUE(q.stacks && q.unwind);
   EXPECT_EQ(*q.unwind, *p.unwind);
   EXPECT_NEAR(shares_of(*q.stacks, path).leaf_from_a, s.leaf_from_a, 1e-9);
+}
+
+// perf's own --call-graph dwarf recordings: kprof unwinds their stack copies
+// as it reads the perf.data, with the same unwinder.
+TEST_F(DwarfE2E, PerfDwarfRecordingsAreUnwoundOnImport) {
+  const std::string data = dir_.file("perf.data");
+  const RunResult rec =
+      run({"/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "--call-graph", "dwarf", "-F", "999",
+           "-o", data, "--", program("kprof_prog_calltree_nofp"), "2"},
+          dir_.path(), 90);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  const RunResult folded = run({kprof_binary(), "export", "-f", "folded", data}, dir_.path(), 90);
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  double from_a = 0, from_b = 0;
+  std::istringstream in(folded.out);
+  for (std::string line; std::getline(in, line);) {
+    const size_t sp = line.rfind(' ');
+    if (sp == std::string::npos || !line.starts_with("kprof_prog_call;")) continue;
+    const double n = std::stod(line.substr(sp + 1));
+    const std::string stack = line.substr(0, sp);
+    if (!stack.ends_with("kprof_ct_leaf")) continue;
+    if (stack.find(";main;kprof_ct_a;kprof_ct_leaf") != std::string::npos) from_a += n;
+    if (stack.find(";main;kprof_ct_b;kprof_ct_leaf") != std::string::npos) from_b += n;
+  }
+  const double leaf = from_a + from_b;
+  ASSERT_GT(leaf, 200) << folded.out.substr(0, 2000);
+  EXPECT_NEAR(from_a / leaf, 2.0 / 3, tolerance(2.0 / 3, leaf));
+  const RunResult rep = run({kprof_binary(), "report", data, "--children"}, dir_.path(), 60);
+  ASSERT_EQ(rep.exit_code, 0) << rep.describe();
+  EXPECT_NE(rep.out.find("of user stacks reached a thread's entry"), std::string::npos) << rep.out;
 }
 
 TEST_F(DwarfE2E, UnknownModesAndSizesAreRefused) {

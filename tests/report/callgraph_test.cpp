@@ -372,7 +372,7 @@ TEST(Callgraph, TruncatedStacks) {
   EXPECT_EQ(truncated_stack_samples(s), 3u);  // only the a→leaf stack; kernel-only stacks never
   EXPECT_EQ(truncation_notice(s),
             "5.0% of stacks look truncated (user code without frame pointers, or "
-            "kernel.perf_event_max_stack); DWARF unwinding is not supported yet");
+            "kernel.perf_event_max_stack); record with --call-graph dwarf to unwind it by CFI");
   StacksMaker m;
   m.add({"main", "work"}, 1)          // main is not a root
       .add({"[unknown]", "work"}, 2)  // lost its frames
@@ -456,7 +456,7 @@ TEST(CallgraphCli, Callers) {
             "  60.0000%  3  main  [bench]\n"
             "  40.0000%  2  c  [bench]\n"
             "5.0% of stacks look truncated (user code without frame pointers, or "
-            "kernel.perf_event_max_stack); DWARF unwinding is not supported yet\n");
+            "kernel.perf_event_max_stack); record with --call-graph dwarf to unwind it by CFI\n");
   CliRun csv =
       run_kprof("report --callees r --csv '" + dir + "/tree.csv' --no-header '" + path + "'", dir);
   EXPECT_EQ(csv.status, 0) << csv.err;
