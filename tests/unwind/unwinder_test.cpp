@@ -8,6 +8,7 @@
 #include "unwind/unwinder.h"
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,6 +107,21 @@ struct NoCfiArg {
 };
 __attribute__((noinline)) void from_nocfi(void* arg) {
   capture(static_cast<NoCfiArg*>(arg)->c, 65536);
+  asm volatile("" ::: "memory");
+}
+
+// A capture from inside a signal handler: the stack holds the kernel's
+// signal frame, which libc's restorer describes by CFI ('S' augmentation).
+Capture* g_signal_capture = nullptr;  // the handler's target, set around raise() only
+void on_signal(int) {
+  capture(g_signal_capture, 65536);
+}
+
+__attribute__((noinline)) void raise_here(Capture* c, uint64_t* return_address) {
+  g_signal_capture = c;
+  ::raise(SIGUSR1);
+  g_signal_capture = nullptr;
+  *return_address = reinterpret_cast<uint64_t>(__builtin_return_address(0));
   asm volatile("" ::: "memory");
 }
 
@@ -246,6 +262,24 @@ TEST(Unwinder, DebugFrameCfiIsFollowedWhereThereIsNoEhFrame) {
   // test body and on.
   ASSERT_GE(u.chain.size(), 5u) << unwind_stop_name(u.stop) << " in " << u.image;
   EXPECT_EQ(u.chain[1], c.callers[0]);
+  if (c.whole_stack) EXPECT_EQ(u.stop, UnwindStop::Entry) << u.image;
+}
+
+TEST(Unwinder, SignalFramesAreUnwoundToTheInterruptedCode) {
+  struct sigaction sa {
+  }, old{};
+  sa.sa_handler = on_signal;
+  ASSERT_EQ(::sigaction(SIGUSR1, &sa, &old), 0);
+  Capture c;
+  uint64_t raise_caller = 0;
+  raise_here(&c, &raise_caller);
+  ::sigaction(SIGUSR1, &old, nullptr);
+  ASSERT_NE(raise_caller, 0u);
+  const Unwound u = unwind_one(sample_of(c), own_maps());
+  // capture -> on_signal -> (signal frame) -> raise's code -> raise_here ->
+  // this test: the test's return address from raise_here is in the chain.
+  EXPECT_NE(std::find(u.chain.begin(), u.chain.end(), raise_caller), u.chain.end())
+      << u.chain.size() << " frames, stopped: " << unwind_stop_name(u.stop) << " in " << u.image;
   if (c.whole_stack) EXPECT_EQ(u.stop, UnwindStop::Entry) << u.image;
 }
 
