@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 jobs=$(nproc)
-libs=(core perfabi collector symbolizer importer stats report export cli)
+libs=(core perfabi collector symbolizer unwind importer stats report export cli)
 status=0
 
 mapfile -t cxx < <(git ls-files '*.cpp' '*.h')

@@ -274,13 +274,14 @@ bool Unwinder::Impl::load_vdso() {
   const auto base = static_cast<uintptr_t>(::getauxval(AT_SYSINFO_EHDR));
   if (base == 0) return false;
   // Its size: the end of its section headers (the image is mapped whole).
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(base);
   if (std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) != 0) return false;
   const uint64_t size = ehdr->e_shoff + uint64_t{ehdr->e_shnum} * ehdr->e_shentsize;
   if (size == 0 || size > (1u << 20)) return false;
   Fd fd(::memfd_create("kprof-vdso", MFD_CLOEXEC));
   if (!fd.valid()) return false;
-  const auto* bytes = reinterpret_cast<const uint8_t*>(base);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(ehdr);
   if (::write(fd.get(), bytes, size) != static_cast<ssize_t>(size)) return false;
   std::string error;
   const symbolizer::ElfFile file = symbolizer::ElfFile::from_memory({bytes, size}, &error);
