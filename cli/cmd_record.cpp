@@ -39,6 +39,7 @@ struct Args {
   std::vector<std::string> scores;  // NAME=VALUE
   bool freq_given = false;
   bool no_kallsyms_cache = false;
+  bool keep_stacks = false;   // --keep-stacks
   std::string kernel_config;  // --kernel-config FILE
 };
 
@@ -96,6 +97,10 @@ void add_options(CLI::App& app, Args& a) {
          "(default 8192, at most 65528) with each sample and unwind them with DWARF CFI once "
          "recording ends, for code built without frame pointers")
       ->type_name("MODE");
+  app.add_flag("--keep-stacks", a.keep_stacks,
+               "--call-graph dwarf: keep the stack copies in the profile (compressed, still "
+               "far larger) so kprof symbolize can unwind them again later (e.g. once debug files "
+               "are installed)");
   app.add_flag("--syscalls", a.rec.syscalls,
                "count every system call the recorded work makes (tracepoints; adds ~150-200 ns "
                "a call: bench/syscall_counts.sh), for kprof report/diff --per-call");
@@ -152,6 +157,9 @@ void validate(Args& a) {
     throw Error("nothing to record: give a command (kprof record -- CMD ...), -a or -p PID");
   }
   if (r.period != 0 && a.freq_given) throw Error("-c and -F both set the sampling rate; use one");
+  if (a.keep_stacks && r.user_stack == 0) {
+    throw Error("--keep-stacks keeps the stack copies of --call-graph dwarf: record with it", 2);
+  }
   if (r.system_wide && r.pid != 0) throw Error("-a and -p exclude each other; use one");
   if (r.pid != 0 && !r.command.empty()) {
     throw Error("-p attaches to a running process; drop the command or drop -p");
@@ -327,6 +335,7 @@ int cmd_record(int argc, char** argv) {
   if (unwinder) {
     finish.unwind = &unwinder->stats();
     finish.perf_records = &unwinder->replay();
+    finish.keep_perf_records = a.keep_stacks;
   }
   std::optional<OffCpuCounts> off_counts;  // emplaced: no move assignment of the counts
   if (with_off_cpu) {

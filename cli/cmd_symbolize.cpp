@@ -36,6 +36,11 @@ int cmd_symbolize(int argc, char** argv) {
       "kprof symbolize"};
   std::string file = "kprof.data";
   app.add_option("FILE", file, "profile to symbolize in place")->capture_default_str();
+  bool keep_stacks = false;
+  app.add_flag("--keep-stacks", keep_stacks,
+               "a --call-graph dwarf profile whose stack copies are in the file (cut short, or "
+               "recorded with --keep-stacks): unwind them again and keep them, rather than "
+               "dropping them once unwound");
   if (auto code = parse_args(app, argc, argv)) return *code;
 
   // One read: the records are counted by address as they go by (and, for a
@@ -98,6 +103,7 @@ int cmd_symbolize(int argc, char** argv) {
   if (unwinder && unwinder->stats().total() != 0) {  // a finished file keeps its Unwind chunk
     finish.unwind = &unwinder->stats();
     finish.perf_records = &unwinder->replay();
+    finish.keep_perf_records = keep_stacks;
   }
   const FinishedProfile done = finish_profile(
       ProfileWriter::append(file), counts,

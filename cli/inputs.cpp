@@ -19,6 +19,7 @@
 #include "perfabi/load.h"
 #include "report/table.h"
 #include "symbolizer/profile_symbols.h"
+#include "unwind/unwinder.h"
 
 namespace kprof::cli {
 
@@ -230,7 +231,11 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
   const TimeRange range = time_range_of(p, sel);
   SelectingSink sink(agg, sel, range);
-  perfabi::load_profile(path, {.records = &sink});
+  // Stack copies still in the file (--keep-stacks, or cut short) are
+  // unwound as kprof record does.
+  std::optional<unwind::Unwinder> unwinder;
+  if (p.run.event.user_stack_bytes != 0) unwinder.emplace(sink, p.run.event.user_stack_bytes);
+  perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink});
   const SelectingSink::Seen& seen = sink.seen();
   if (seen.total == 0) {
     throw Error(path + " keeps no samples in its records (a listing's import?): " + what +

@@ -14,7 +14,8 @@
 
 namespace kprof {
 
-CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records) {
+CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records,
+                              bool keep_perf_records) {
   CompactResult r;
   ProfileReader reader = ProfileReader::open(path);
   if (!reader.rewindable()) throw Error("cannot compress " + path + ": not a regular file");
@@ -35,7 +36,13 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
     const ReadStatus& st = reader.for_each_chunk(
         [](uint16_t) { return true; },
         [&](const Chunk& c) {
-          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords)) {
+          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords) && keep_perf_records &&
+              !(c.flags & kChunkZstd)) {
+            out.write_stored(pack_chunk(ChunkType::PerfRecords, c.payload, true, kZstdCompact));
+            ++r.chunks_compressed;
+            return;
+          }
+          if (c.type == static_cast<uint16_t>(ChunkType::PerfRecords) && !keep_perf_records) {
             perf_records.decode(c.payload, merged);
             if (merged.encoder.size() >= kMergedBytes) flush();
             return;

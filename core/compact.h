@@ -33,6 +33,10 @@ struct CompactResult {
 // `perf_records` decodes PerfRecords chunks (perfabi::SpoolDecoder): each
 // becomes a compressed Records chunk. perfabi::compact_profile (perfabi/load.h)
 // passes it.
-CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records);
+// `keep_perf_records` (kprof record --keep-stacks): PerfRecords chunks stay
+// PerfRecords (compressed, their --call-graph dwarf stack copies kept for
+// unwinding again: kprof symbolize), and `perf_records` is not used.
+CompactResult compact_records(const std::string& path, const PerfRecordsDecoder& perf_records,
+                              bool keep_perf_records = false);
 
 }  // namespace kprof

@@ -80,8 +80,10 @@ FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts
   const std::string path = writer.path();
   { ProfileWriter done = std::move(writer); }  // closed before the file is replaced
   try {
-    out.bytes = options.perf_records ? compact_records(path, *options.perf_records).bytes_after
-                                     : perfabi::compact_profile(path).bytes_after;
+    const perfabi::SpoolDecoder plain;
+    out.bytes = compact_records(path, options.perf_records ? *options.perf_records : plain,
+                                options.keep_perf_records)
+                    .bytes_after;
   } catch (const Error& e) {
     out.messages.push_back(std::string(e.what()) +
                            "; the profile is complete, its records left uncompressed");

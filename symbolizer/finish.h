@@ -69,6 +69,9 @@ struct FinishOptions {
   // Unwinder::replay); nullptr: none, and perfabi's plain decoder.
   const UnwindStats* unwind = nullptr;
   const PerfRecordsDecoder* perf_records = nullptr;
+  // --keep-stacks: the PerfRecords stay (compressed) with their stack
+  // copies, for unwinding again later (kprof symbolize).
+  bool keep_perf_records = false;
 };
 
 struct FinishedProfile {

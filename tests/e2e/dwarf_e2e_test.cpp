@@ -151,6 +151,50 @@ TEST_F(DwarfE2E, CutShortRecordingIsUnwoundBySymbolize) {
   EXPECT_NEAR(shares_of(*q.stacks, path).leaf_from_a, s.leaf_from_a, 1e-9);
 }
 
+// --keep-stacks: the copies stay (as PerfRecords) in the finished file, the
+// record-level filters unwind them as they read, and kprof symbolize unwinds
+// them again, keeping them with --keep-stacks and dropping them without.
+TEST_F(DwarfE2E, KeptStacksAreUnwoundAgainLater) {
+  const std::string path = dir_.file("kept.kprof");
+  const RunResult rec =
+      run({kprof_binary(), "record", "--call-graph", "dwarf", "--keep-stacks", "-F", "999", "-o",
+           path, "--", program("kprof_prog_calltree_nofp"), "2"},
+          dir_.path(), 90);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  auto info = [&] { return run({kprof_binary(), "info", path}, dir_.path(), 30).out; };
+  EXPECT_NE(info().find("perf-records"), std::string::npos) << info();
+  DepthCount copies(1);
+  perfabi::load_profile(path, {.records = &copies});
+  EXPECT_GT(copies.copies, 300u) << "the records keep their stack copies";
+
+  // A record-level filter counts again from the records: unwound as read.
+  const RunResult half =
+      run({kprof_binary(), "report", path, "--time", "0,1.5", "--children", "--csv", "-"},
+          dir_.path(), 60);
+  ASSERT_EQ(half.exit_code, 0) << half.describe();
+  EXPECT_NE(half.out.find("kprof_ct_a"), std::string::npos) << half.out;
+
+  const Profile before = perfabi::load_profile(path);
+  ASSERT_TRUE(before.stacks.has_value());
+  const TreeShares first = shares_of(*before.stacks, path);
+  const RunResult keep = run({kprof_binary(), "symbolize", "--keep-stacks", path}, dir_.path(), 90);
+  ASSERT_EQ(keep.exit_code, 0) << keep.describe();
+  EXPECT_NE(info().find("perf-records"), std::string::npos) << "kept again";
+  const RunResult drop = run({kprof_binary(), "symbolize", path}, dir_.path(), 90);
+  ASSERT_EQ(drop.exit_code, 0) << drop.describe();
+  EXPECT_EQ(info().find("perf-records"), std::string::npos) << "dropped once unwound";
+  const Profile after = perfabi::load_profile(path);
+  ASSERT_TRUE(after.stacks.has_value());
+  EXPECT_NEAR(shares_of(*after.stacks, path).leaf_from_a, first.leaf_from_a, 1e-9)
+      << "unwound again, the same stacks";
+
+  const RunResult fp = run(
+      {kprof_binary(), "record", "-g", "--keep-stacks", "-o", dir_.file("x.kprof"), "--", "true"},
+      dir_.path(), 30);
+  EXPECT_EQ(fp.exit_code, 2) << fp.describe();
+  EXPECT_NE(fp.err.find("--call-graph dwarf"), std::string::npos) << fp.err;
+}
+
 // perf's own --call-graph dwarf recordings: kprof unwinds their stack copies
 // as it reads the perf.data, with the same unwinder.
 TEST_F(DwarfE2E, PerfDwarfRecordingsAreUnwoundOnImport) {
