@@ -134,7 +134,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
 
   const std::unordered_map<std::string, std::string> ids = build_ids_by_file(h);
   AddressAggregator agg(p.run.event.callchains);
-  ImportSink sink(agg, ids, out ? &*out : nullptr);
+  ImportSink sink(agg, out ? &*out : nullptr);
   // perf record --call-graph dwarf: its stack copies unwound on the way in
   // (unwind/unwinder.h), as kprof's own are when recording ends.
   std::optional<unwind::Unwinder> unwinder;
@@ -143,8 +143,8 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
     unwinder.emplace(sink, event.stack_user);
     p.run.event.user_stack_bytes = event.stack_user;
   }
-  const RecordWalk walk =
-      walk_records(reader, chosen, unwinder ? static_cast<RecordSink&>(*unwinder) : sink);
+  BuildIdFiller filled(unwinder ? static_cast<RecordSink&>(*unwinder) : sink, ids);
+  const RecordWalk walk = walk_records(reader, chosen, filled);
   if (unwinder) p.unwind = unwinder->stats();
   note_walk(h, chosen, walk, sink.samples, p.run.notices);
 

@@ -18,16 +18,20 @@ void ImportSink::on_mmap(const Mmap& m) {
   if (m.filename == "[kernel.kallsyms]_text" || m.filename == "[kernel.kallsyms]") {
     kernel_text = m.pgoff;
   }
+  agg_.on_mmap(m);
+  if (also_) also_->on_mmap(m);
+}
+
+void BuildIdFiller::on_mmap(const Mmap& m) {
   if (m.build_id.empty()) {
-    auto it = ids_.find(m.filename);
-    if (it != ids_.end()) {
+    if (auto it = ids_.find(m.filename); it != ids_.end()) {
       Mmap copy = m;
       copy.build_id = it->second;
-      forward(copy);
+      next_.on_mmap(copy);
       return;
     }
   }
-  forward(m);
+  next_.on_mmap(m);
 }
 
 void ImportSink::on_comm(const Comm& c) {
@@ -49,11 +53,6 @@ void ImportSink::on_lost(const Lost& l) {
   lost += l.count;
   agg_.on_lost(l);
   if (also_) also_->on_lost(l);
-}
-
-void ImportSink::forward(const Mmap& m) {
-  agg_.on_mmap(m);
-  if (also_) also_->on_mmap(m);
 }
 
 }  // namespace kprof::importer

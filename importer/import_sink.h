@@ -1,10 +1,12 @@
 // The fan-out of a perf.data's records (import_perf_data, import.h): the
 // chosen event's decoded records go to the aggregator that counts them by
 // address and, for kprof import, to the writer of the .kprof's Records
-// (import_writer.h). On the way a mapping without a build-id gets the one
-// the file lists for its file name, and the sink keeps what the summary and
-// the kernel symbols need: samples, their first and last time, what perf
-// lost and throttled, and where the recording's kernel text was.
+// (import_writer.h). The sink keeps what the summary and the kernel symbols
+// need: samples, their first and last time, what perf lost and throttled,
+// and where the recording's kernel text was. BuildIdFiller goes first: a
+// mapping without a build-id gets the one the file lists for its file name,
+// before the unwinder (a perf --call-graph dwarf file) or the aggregator
+// read it.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +19,32 @@
 
 namespace kprof::importer {
 
+// Every record to `next`, each mapping with its build-id filled in from
+// `build_ids` (by file name: perf_run_info.h) when it has none. Both must
+// outlive the filler.
+class BuildIdFiller final : public RecordSink {
+ public:
+  BuildIdFiller(RecordSink& next, const std::unordered_map<std::string, std::string>& build_ids)
+      : next_(next), ids_(build_ids) {}
+  void on_sample(const Sample& s) override { next_.on_sample(s); }
+  void on_mmap(const Mmap& m) override;
+  void on_comm(const Comm& c) override { next_.on_comm(c); }
+  void on_fork(const Fork& f) override { next_.on_fork(f); }
+  void on_exit(const Fork& f) override { next_.on_exit(f); }
+  void on_lost(const Lost& l) override { next_.on_lost(l); }
+  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
+  void on_switch(const Switch& w) override { next_.on_switch(w); }
+
+ private:
+  RecordSink& next_;
+  const std::unordered_map<std::string, std::string>& ids_;
+};
+
 class ImportSink final : public RecordSink {
  public:
-  // `build_ids`: by file name (perf_run_info.h); `also`: a second sink for
-  // every record but throttles (nullptr: none). Both must outlive the sink.
-  ImportSink(AddressAggregator& agg, const std::unordered_map<std::string, std::string>& build_ids,
-             RecordSink* also)
-      : agg_(agg), ids_(build_ids), also_(also) {}
+  // `also`: a second sink for every record but throttles (nullptr: none).
+  // Both must outlive the sink.
+  ImportSink(AddressAggregator& agg, RecordSink* also) : agg_(agg), also_(also) {}
 
   void on_sample(const Sample& s) override;
   void on_mmap(const Mmap& m) override;
@@ -39,9 +60,7 @@ class ImportSink final : public RecordSink {
   std::optional<uint64_t> kernel_text;
 
  private:
-  void forward(const Mmap& m);
   AddressAggregator& agg_;
-  const std::unordered_map<std::string, std::string>& ids_;
   RecordSink* also_;
 };
 

@@ -446,14 +446,17 @@ std::vector<uint64_t> Unwinder::Impl::unwind(const Sample& s) {
     frames.resize(keep);
   } else {
     const uint64_t lookup = lookup_pc(keep - 1);
+    // The frame's own standing first: with no file or no CFI for it, a
+    // failed read was libdwfl's frame-pointer guess, not the copy's end.
+    const UnwindStop here = classify_error(p, lookup);
     if (cur.stopped) {
       stop = cur.stop;
+    } else if (here != UnwindStop::Other) {
+      stop = here;
     } else if (cur.beyond_copy) {
       stop = UnwindStop::StackCopy;
-    } else if (rc == 0) {
-      stop = UnwindStop::Entry;
     } else {
-      stop = classify_error(p, lookup);
+      stop = rc == 0 ? UnwindStop::Entry : UnwindStop::Other;
     }
   }
   stats.add(image_at(p, stop_pc), stop);

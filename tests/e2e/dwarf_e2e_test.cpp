@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -223,6 +224,26 @@ TEST_F(DwarfE2E, PerfDwarfRecordingsAreUnwoundOnImport) {
   const RunResult rep = run({kprof_binary(), "report", data, "--children"}, dir_.path(), 60);
   ASSERT_EQ(rep.exit_code, 0) << rep.describe();
   EXPECT_NE(rep.out.find("of user stacks reached a thread's entry"), std::string::npos) << rep.out;
+}
+
+// A binary rebuilt between recording and reading: its CFI no longer
+// describes the code that ran, so the stacks stop there, counted as "image
+// changed", instead of being unwound by the wrong file.
+TEST_F(DwarfE2E, ABinaryReplacedSinceTheRecordingIsNotUnwound) {
+  const std::string exe = dir_.file("calltree");
+  std::filesystem::copy_file(program("kprof_prog_calltree_nofp"), exe);
+  const std::string data = dir_.file("perf.data");
+  const RunResult rec = run({"/usr/bin/perf", "record", "-q", "-e", "cpu-clock", "--call-graph",
+                             "dwarf", "-F", "999", "-o", data, "--", exe, "1"},
+                            dir_.path(), 90);
+  ASSERT_EQ(rec.exit_code, 0) << rec.describe();
+  std::filesystem::remove(exe);
+  std::filesystem::copy_file(program("kprof_prog_calltree"), exe);  // another build-id
+  const RunResult info = run({kprof_binary(), "info", data}, dir_.path(), 60);
+  ASSERT_EQ(info.exit_code, 0) << info.describe();
+  EXPECT_NE(info.out.find("stopped in files changed or gone since the recording (calltree"),
+            std::string::npos)
+      << info.out;
 }
 
 TEST_F(DwarfE2E, UnknownModesAndSizesAreRefused) {
