@@ -155,13 +155,19 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
   if (st & PERF_SAMPLE_BRANCH_STACK) r.fail("branch stacks are not decoded");
   if (st & PERF_SAMPLE_REGS_USER) {
     // abi: PERF_SAMPLE_REGS_ABI_NONE (no user context: a kernel thread) has
-    // no registers after it.
-    if (r.u64() != PERF_SAMPLE_REGS_ABI_NONE) {
+    // no registers after it. A 32-bit task's (ABI_32) are read past: the
+    // unwinder knows x86-64's registers only, so its stack stays unwound
+    // no further than the kernel's chain.
+    const uint64_t abi = r.u64();
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
       const auto n = static_cast<size_t>(__builtin_popcountll(layout.regs_user));
       if (n > r.left() / 8) r.fail("user registers");
-      s.user_regs_mask = layout.regs_user;
-      s.user_regs.resize(n);
-      for (uint64_t& reg : s.user_regs) reg = r.u64();
+      std::vector<uint64_t> regs(n);
+      for (uint64_t& reg : regs) reg = r.u64();
+      if (abi == PERF_SAMPLE_REGS_ABI_64) {
+        s.user_regs_mask = layout.regs_user;
+        s.user_regs = std::move(regs);
+      }
     }
   }
   if (st & PERF_SAMPLE_STACK_USER) {
@@ -173,7 +179,8 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
       const std::span<const uint8_t> bytes = r.raw(static_cast<size_t>(size));
       const uint64_t dyn = r.u64();
       if (dyn > size) r.fail("user stack filled beyond its size");
-      s.user_stack.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(dyn));
+      if (!s.user_regs.empty())
+        s.user_stack.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(dyn));
     }
   }
   if (const auto ip = user_reg(s, kPerfRegIp);

@@ -592,5 +592,70 @@ TEST(PerfDecode, ContextSwitchRecords) {
   EXPECT_THROW(decode_perf_record(PerfRecord(PERF_RECORD_SWITCH).done(), SampleLayout{}, c), Error);
 }
 
+// --call-graph dwarf samples: IP, TID, CALLCHAIN, REGS_USER (IP and SP
+// only here), STACK_USER.
+SampleLayout dwarf_layout() {
+  SampleLayout l{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                     PERF_SAMPLE_STACK_USER,
+                 false};
+  l.regs_user = (uint64_t{1} << kPerfRegSp) | (uint64_t{1} << kPerfRegIp);
+  return l;
+}
+
+std::vector<uint8_t> dwarf_sample(uint64_t abi, uint64_t size, uint64_t dyn, size_t stack_words) {
+  PerfRecord r(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+  r.u64(0xffffffff81000010).u32(7).u32(8);
+  r.u64(2).u64(PERF_CONTEXT_KERNEL).u64(0xffffffff81000010);  // the kernel's part only
+  r.u64(abi);
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE) r.u64(0x7ffd0000).u64(0x401234);  // SP, IP
+  r.u64(size);
+  for (size_t i = 0; i < stack_words; ++i) r.u64(0x1111111111111111 * (i + 1));
+  if (size != 0) r.u64(dyn);
+  return r.done();
+}
+
+TEST(PerfDecode, DwarfSampleKeepsRegistersAndTheFilledStack) {
+  Collect c;
+  decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 32, 24, 4), dwarf_layout(), c);
+  ASSERT_EQ(c.samples.size(), 1u);
+  const Sample& s = c.samples[0];
+  EXPECT_EQ(s.user_regs, (std::vector<uint64_t>{0x7ffd0000, 0x401234}));
+  EXPECT_EQ(user_reg(s, kPerfRegIp), 0x401234u);
+  EXPECT_EQ(user_reg(s, kPerfRegSp), 0x7ffd0000u);
+  EXPECT_EQ(user_reg(s, kPerfRegBp), std::nullopt);
+  EXPECT_EQ(s.user_stack.size(), 24u) << "dyn_size bytes, not the whole copy";
+  // The kernel frame, then the user IP standing for the user part.
+  EXPECT_EQ(s.callchain, (std::vector<uint64_t>{0xffffffff81000010, 0x401234}));
+  EXPECT_EQ(s.kernel_frames, 1u);
+}
+
+TEST(PerfDecode, DwarfSampleWithoutUserContextOr64BitRegisters) {
+  Collect c;
+  decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0), dwarf_layout(), c);
+  decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_32, 16, 16, 2), dwarf_layout(), c);
+  ASSERT_EQ(c.samples.size(), 2u);
+  for (const Sample& s : c.samples) {
+    EXPECT_TRUE(s.user_regs.empty());
+    EXPECT_TRUE(s.user_stack.empty()) << "nothing to unwind a 32-bit task's stack with";
+    EXPECT_EQ(s.callchain, std::vector<uint64_t>{0xffffffff81000010});
+  }
+}
+
+TEST(PerfDecode, DwarfSampleOutOfBoundsIsError) {
+  Collect c;
+  // A stack longer than the record, and one filled beyond its size.
+  EXPECT_THROW(
+      decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 4096, 8, 2), dwarf_layout(), c),
+      Error);
+  EXPECT_THROW(
+      decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 16, 24, 2), dwarf_layout(), c),
+      Error);
+  // Registers the record does not hold.
+  SampleLayout many = dwarf_layout();
+  many.regs_user = kDwarfUserRegs;
+  EXPECT_THROW(decode_perf_record(dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 0, 0, 0), many, c), Error);
+  EXPECT_TRUE(c.samples.empty());
+}
+
 }  // namespace
 }  // namespace kprof::perfabi
