@@ -6,8 +6,10 @@
 #include <gelf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -101,7 +103,10 @@ struct Process {
   std::set<uint64_t> reported;  // starts of the maps offered to `dwfl` (reported or refused)
   std::set<uint64_t> refused;   // of those, the ones whose file could not be used
   std::unordered_map<uint64_t, bool> cfi_at;  // pc looked up -> whether CFI covers it
+  size_t opened = 0;                          // files `dwfl` holds open (one fd each)
+  uint64_t last_use = 0;                      // when it last unwound (Impl::clock)
   void reset_session() {
+    opened = 0;
     dwfl.reset();
     attached = false;
     reported.clear();
@@ -154,7 +159,14 @@ class Replay : public PerfRecordsDecoder {
 }  // namespace
 
 struct Unwinder::Impl {
-  explicit Impl(uint32_t stack_bytes) { stats.stack_bytes = stack_bytes; }
+  Impl(uint32_t stack_bytes, size_t max_open_files) : file_budget(max_open_files) {
+    stats.stack_bytes = stack_bytes;
+    if (file_budget == 0) {
+      rlimit lim{};
+      const rlim_t soft = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 1024;
+      file_budget = std::max<size_t>(64, soft == RLIM_INFINITY ? 1u << 20 : soft / 2);
+    }
+  }
 
   UnwindStats stats;
   std::unordered_map<uint32_t, Process> procs;
@@ -166,6 +178,13 @@ struct Unwinder::Impl {
   Dwfl_Callbacks callbacks{};
   Dwfl_Thread_Callbacks thread_callbacks{};
   Current cur;
+  // Each session keeps an fd per file it reported: with -a, tens of
+  // processes of tens of libraries each would pass RLIMIT_NOFILE, so the
+  // least recently used sessions are closed (and made again when needed)
+  // to stay within this many.
+  size_t file_budget = 0;
+  uint64_t clock = 0;
+  void make_room(Process& p);
   std::deque<Unwound> unwound;  // in the order of the samples, for replay()
   Replay replay{unwound};
 
@@ -334,13 +353,30 @@ void Unwinder::Impl::report(Process& p) {
     if (mod == nullptr) {
       if (fd >= 0) ::close(fd);  // libdwfl owns it only once reported
       p.refused.insert(start);
-    } else if (wants_debug_frame) {
+      continue;
+    }
+    ++p.opened;
+    if (wants_debug_frame) {
       void** userdata = nullptr;
       dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
       if (userdata != nullptr) *userdata = mod;  // non-null: find_debuginfo may look
     }
   }
   if (any) dwfl_report_end(p.dwfl.get(), nullptr, nullptr);
+}
+
+void Unwinder::Impl::make_room(Process& p) {
+  size_t open = 0;
+  for (const auto& [pid, q] : procs) open += q.opened;
+  while (open + p.maps.size() > file_budget) {
+    Process* oldest = nullptr;
+    for (auto& [pid, q] : procs) {
+      if (&q != &p && q.dwfl && (oldest == nullptr || q.last_use < oldest->last_use)) oldest = &q;
+    }
+    if (oldest == nullptr) return;
+    open -= oldest->opened;
+    oldest->reset_session();
+  }
 }
 
 // Whether CFI (.eh_frame, else .debug_frame) covers `pc` in a reported
@@ -412,6 +448,8 @@ std::vector<uint64_t> Unwinder::Impl::unwind(const Sample& s) {
     stats.add("[unknown]", UnwindStop::Other);
     return ip ? std::vector<uint64_t>{*ip} : std::vector<uint64_t>{};
   }
+  p.last_use = ++clock;
+  if (!p.dwfl) make_room(p);
   report(p);
   cur = Current{};
   cur.sample = &s;
@@ -465,8 +503,8 @@ std::vector<uint64_t> Unwinder::Impl::unwind(const Sample& s) {
 
 // ------------------------------------------------------------ the sink
 
-Unwinder::Unwinder(RecordSink& next, uint32_t stack_bytes)
-    : impl_(std::make_unique<Impl>(stack_bytes)), next_(next) {
+Unwinder::Unwinder(RecordSink& next, uint32_t stack_bytes, size_t max_open_files)
+    : impl_(std::make_unique<Impl>(stack_bytes, max_open_files)), next_(next) {
   impl_->init_callbacks();
 }
 

@@ -30,6 +30,7 @@
 //    for bad input; a stack that cannot be unwound keeps its user IP.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -45,7 +46,10 @@ inline constexpr size_t kUnwindMaxFrames = 127;
 class Unwinder : public RecordSink {
  public:
   // `stack_bytes`: the copy size the recording asked for (UnwindStats).
-  Unwinder(RecordSink& next, uint32_t stack_bytes);
+  // `max_open_files`: the files the sessions may hold open together (the
+  // least recently used sessions are closed to stay within it); 0: half of
+  // RLIMIT_NOFILE, at least 64.
+  Unwinder(RecordSink& next, uint32_t stack_bytes, size_t max_open_files = 0);
   ~Unwinder() override;
   Unwinder(const Unwinder&) = delete;
   Unwinder& operator=(const Unwinder&) = delete;

@@ -283,6 +283,32 @@ TEST(Unwinder, SignalFramesAreUnwoundToTheInterruptedCode) {
   if (c.whole_stack) EXPECT_EQ(u.stop, UnwindStop::Entry) << u.image;
 }
 
+// Sessions beyond the open-file budget are closed, least recently used
+// first, and made again when their process is sampled again: the stacks
+// come out the same.
+TEST(Unwinder, SessionsOverTheFileBudgetAreClosedAndMadeAgain) {
+  const Capture c = capture_here(65536);
+  const std::vector<Mmap> maps = own_maps();
+  Collect out;
+  Unwinder u(out, 65536, /*max_open_files=*/1);
+  for (uint32_t pid : {101u, 102u, 103u}) {
+    for (Mmap m : maps) {
+      m.pid = m.tid = pid;
+      u.on_mmap(m);
+    }
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (uint32_t pid : {101u, 102u, 103u}) {
+      Sample s = sample_of(c);
+      s.pid = s.tid = pid;
+      u.on_sample(s);
+      ASSERT_GE(out.samples.back().callchain.size(), 4u) << "pid " << pid << " round " << round;
+      EXPECT_EQ(out.samples.back().callchain[3], c.callers[2]);
+    }
+  }
+  EXPECT_EQ(u.stats().total(), 9u);
+}
+
 TEST(Unwinder, GarbageRegistersAndStacksKeepTheUserIp) {
   std::mt19937_64 rng(42);
   const std::vector<Mmap> maps = own_maps();
