@@ -273,7 +273,9 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
     }
   }
   if (hist.stacks) {
-    const std::string t = truncation_notice(*hist.stacks);
+    // A DWARF-unwound profile knows why each stack ended; others guess.
+    const std::string t =
+        profile.unwind ? unwind_notice(*profile.unwind) : truncation_notice(*hist.stacks);
     if (!t.empty()) warnings.push_back(t);
   }
 
