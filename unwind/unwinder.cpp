@@ -24,6 +24,7 @@
 #include "perfabi/perf_record.h"
 #include "perfabi/spool.h"
 #include "symbolizer/elf_file.h"
+#include "unwind/replay.h"
 
 namespace kprof::unwind {
 
@@ -118,7 +119,6 @@ struct Process {
 // One sample being unwound: what the libdwfl callbacks read.
 struct Current {
   const Sample* sample = nullptr;
-  Process* proc = nullptr;
   uint64_t sp = 0, ip = 0;
   // A read past the end of the copied stack. libdwfl ends a stack
   // "normally" (return code 0, as at a thread's entry) when the registers it
@@ -136,24 +136,6 @@ struct Current {
   // one below a signal frame) rather than a return address: CFI is looked up
   // at a return address minus one, inside the call.
   std::vector<bool> activation;
-};
-
-// The user frames one unwound sample got, kept for replay().
-struct Unwound {
-  uint64_t time = 0;
-  uint32_t tid = 0;
-  std::vector<uint64_t> frames;
-};
-
-// Decodes PerfRecords again, each sample with a stack copy given the frames
-// `unwound` holds for it (in order) instead of being unwound twice.
-class Replay : public PerfRecordsDecoder {
- public:
-  explicit Replay(std::deque<Unwound>& unwound) : unwound_(unwound) {}
-  void decode(std::span<const uint8_t> payload, RecordSink& sink) const override;
-
- private:
-  std::deque<Unwound>& unwound_;
 };
 
 }  // namespace
@@ -185,7 +167,7 @@ struct Unwinder::Impl {
   size_t file_budget = 0;
   uint64_t clock = 0;
   void make_room(Process& p);
-  std::deque<Unwound> unwound;  // in the order of the samples, for replay()
+  std::deque<UnwoundStack> unwound;  // in the order of the samples, for replay()
   Replay replay{unwound};
 
   void init_callbacks();
@@ -453,7 +435,6 @@ std::vector<uint64_t> Unwinder::Impl::unwind(const Sample& s) {
   report(p);
   cur = Current{};
   cur.sample = &s;
-  cur.proc = &p;
   cur.ip = *ip;
   cur.sp = *sp;
   if (p.dwfl && !p.attached) {
@@ -515,14 +496,9 @@ void Unwinder::on_sample(const Sample& s) {
     next_.on_sample(s);
     return;
   }
-  Sample out = s;
-  out.user_stack.clear();
-  out.user_stack.shrink_to_fit();
-  out.user_regs.clear();
-  out.user_regs_mask = 0;
+  Sample out = without_copy(s);
   std::vector<uint64_t> frames = impl_->unwind(s);
-  out.callchain.resize(std::min<size_t>(out.kernel_frames, out.callchain.size()));
-  out.callchain.insert(out.callchain.end(), frames.begin(), frames.end());
+  set_user_frames(out, frames);
   impl_->unwound.push_back({s.time, s.tid, std::move(frames)});
   next_.on_sample(out);
 }
@@ -574,52 +550,6 @@ void Unwinder::on_exit(const Fork& f) {
 const UnwindStats& Unwinder::stats() const {
   return impl_->stats;
 }
-
-// ------------------------------------------------------------ replay
-
-namespace {
-
-class ReplaySink : public RecordSink {
- public:
-  ReplaySink(RecordSink& next, std::deque<Unwound>& unwound) : next_(next), unwound_(unwound) {}
-  void on_sample(const Sample& s) override;
-  void on_mmap(const Mmap& m) override { next_.on_mmap(m); }
-  void on_comm(const Comm& c) override { next_.on_comm(c); }
-  void on_fork(const Fork& f) override { next_.on_fork(f); }
-  void on_exit(const Fork& f) override { next_.on_exit(f); }
-  void on_lost(const Lost& l) override { next_.on_lost(l); }
-  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
-  void on_switch(const Switch& w) override { next_.on_switch(w); }
-
- private:
-  RecordSink& next_;
-  std::deque<Unwound>& unwound_;
-};
-
-void ReplaySink::on_sample(const Sample& s) {
-  if (s.user_regs.empty() && s.user_stack.empty()) {
-    next_.on_sample(s);
-    return;
-  }
-  Sample out = s;
-  out.user_stack.clear();
-  out.user_regs.clear();
-  out.user_regs_mask = 0;
-  if (!unwound_.empty() && unwound_.front().time == s.time && unwound_.front().tid == s.tid) {
-    out.callchain.resize(std::min<size_t>(out.kernel_frames, out.callchain.size()));
-    const std::vector<uint64_t>& frames = unwound_.front().frames;
-    out.callchain.insert(out.callchain.end(), frames.begin(), frames.end());
-    unwound_.pop_front();
-  }
-  next_.on_sample(out);
-}
-
-void Replay::decode(std::span<const uint8_t> payload, RecordSink& sink) const {
-  ReplaySink replay(sink, unwound_);
-  perfabi::decode_spool(payload, replay);
-}
-
-}  // namespace
 
 const PerfRecordsDecoder& Unwinder::replay() const {
   return impl_->replay;
