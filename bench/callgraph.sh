@@ -32,17 +32,10 @@ kbps=$(awk -v b="$kb" -v n="$ks" 'BEGIN { printf "%.1f", b / n }')
 pbps=$(awk -v b="$pb" -v n="$ps" 'BEGIN { printf "%.1f", b / n }')
 echo "marginal bytes per sample with -g: kprof $kbps ($ks samples), perf $pbps ($ps samples), ratio $(ratio "$kbps" "$pbps")"
 
-time_of() {  # seconds of one run of the command, or "aborted"
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>"$OUT/cg-err.txt" || { echo aborted; return; }
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
-}
 kt=() pt=()
 for ((i = 0; i < REPS; i++)); do
-  kt+=("$(time_of "$KPROF" report "$OUT/cg-$LONG.kprof" --children)")
-  pt+=("$(time_of perf report -i "$OUT/cg-$LONG.data" --children --stdio)")
+  kt+=("$(time_of "$OUT/cg-err.txt" "$KPROF" report "$OUT/cg-$LONG.kprof" --children)")
+  pt+=("$(time_of "$OUT/cg-err.txt" perf report -i "$OUT/cg-$LONG.data" --children --stdio)")
 done
 echo "report --children, $(kprof_samples "$OUT/cg-$LONG.kprof") samples: kprof median $(median "${kt[@]}") s"
 if [[ " ${pt[*]} " == *" aborted "* ]]; then

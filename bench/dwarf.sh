@@ -22,13 +22,6 @@ need perf python3
 SECS=${SECS:-10} REPS=${REPS:-3} SIZE=${SIZE:-8192}
 results_dir dwarf
 
-time_of() {  # seconds of one run of the command, or "aborted"
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>"$W/err.txt" || { echo aborted; return; }
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
-}
 kreach=() kmain=() kbps=() kend=() krep=() klost=()
 preach=() pmain=() pbps=() prep=() plost=()
 for ((i = 1; i <= REPS; i++)); do
@@ -49,9 +42,9 @@ for ((i = 1; i <= REPS; i++)); do
   kbps+=("$(ratio "$(filesize "$k")" "$ks")") pbps+=("$(ratio "$(filesize "$p")" "$ps")")
   dur=$("$KPROF" info "$k" | awk '/^duration:/ {print $2}')
   end=$(sub "$(tail -1 "$W/k$i.wall")" "$dur")
-  rep=$(time_of "$KPROF" report "$k" --children)
+  rep=$(time_of "$W/err.txt" "$KPROF" report "$k" --children)
   kend+=("$end") krep+=("$(add "$end" "$rep")")
-  prep+=("$(time_of perf report -i "$p" --children --stdio)")
+  prep+=("$(time_of "$W/err.txt" perf report -i "$p" --children --stdio)")
   klost+=("$("$KPROF" info "$k" | awk '/^lost:/ {print $2}')")
   plost+=("$(perf report -i "$p" --stats 2>/dev/null | awk '/LOST/ {s += $NF} END {print s + 0}')")
   echo "run $i: kprof $ks samples ($n postgres with user frames), perf $ps ($pn)" >&2

@@ -57,6 +57,18 @@ timed() {
   /usr/bin/time -f '%e %U %S' -o "$file" "$@"
 }
 
+# time_of ERRFILE CMD...: seconds of one run of CMD (its output dropped, its
+# stderr in ERRFILE), or "aborted" when it fails (perf 6.1 aborts on some of
+# its own -g files here).
+time_of() {
+  local err=$1 t0 t1
+  shift
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>"$err" || { echo aborted; return; }
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+
 # Field N (1=wall 2=user 3=sys) of a `timed` file; its last line, since
 # /usr/bin/time prepends "Command exited with non-zero status" when it did.
 tfield() { tail -1 "$1" | awk -v n="$2" '{print $n}'; }

@@ -227,6 +227,24 @@ class RecordSink {
   virtual void on_switch(const Switch&) {}        // --off-cpu only (not kept in Records)
 };
 
+// Every record to `next`: the base of a sink that filters or rewrites some
+// records on their way (it overrides those, and forwards the rest).
+class ForwardingSink : public RecordSink {
+ public:
+  explicit ForwardingSink(RecordSink& next) : next_(next) {}
+  void on_sample(const Sample& s) override { next_.on_sample(s); }
+  void on_mmap(const Mmap& m) override { next_.on_mmap(m); }
+  void on_comm(const Comm& c) override { next_.on_comm(c); }
+  void on_fork(const Fork& f) override { next_.on_fork(f); }
+  void on_exit(const Fork& f) override { next_.on_exit(f); }
+  void on_lost(const Lost& l) override { next_.on_lost(l); }
+  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
+  void on_switch(const Switch& w) override { next_.on_switch(w); }
+
+ protected:
+  RecordSink& next_;
+};
+
 // Every record to two sinks, `a` first.
 class TeeSink : public RecordSink {
  public:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "core/bytes.h"
@@ -59,11 +60,6 @@ std::string percent(uint64_t part, uint64_t whole) {
   return buf;
 }
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 std::string unwind_notice(const UnwindStats& s) {
@@ -94,7 +90,8 @@ std::string unwind_notice(const UnwindStats& s) {
                            return a.samples[at] < b.samples[at];
                          });
     if (stop != UnwindStop::StackCopy && 2 * top->samples[at] > n) {
-      out += " (" + base_name(top->name) + " " + percent(top->samples[at], total) + ")";
+      out += " (" + std::filesystem::path(top->name).filename().string() + " " +
+             percent(top->samples[at], total) + ")";
     }
   }
   return out;

@@ -22,21 +22,13 @@ namespace kprof::importer {
 // Every record to `next`, each mapping with its build-id filled in from
 // `build_ids` (by file name: perf_run_info.h) when it has none. Both must
 // outlive the filler.
-class BuildIdFiller final : public RecordSink {
+class BuildIdFiller final : public ForwardingSink {
  public:
   BuildIdFiller(RecordSink& next, const std::unordered_map<std::string, std::string>& build_ids)
-      : next_(next), ids_(build_ids) {}
-  void on_sample(const Sample& s) override { next_.on_sample(s); }
+      : ForwardingSink(next), ids_(build_ids) {}
   void on_mmap(const Mmap& m) override;
-  void on_comm(const Comm& c) override { next_.on_comm(c); }
-  void on_fork(const Fork& f) override { next_.on_fork(f); }
-  void on_exit(const Fork& f) override { next_.on_exit(f); }
-  void on_lost(const Lost& l) override { next_.on_lost(l); }
-  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
-  void on_switch(const Switch& w) override { next_.on_switch(w); }
 
  private:
-  RecordSink& next_;
   const std::unordered_map<std::string, std::string>& ids_;
 };
 

@@ -21,10 +21,10 @@ void set_user_frames(Sample& s, const std::vector<uint64_t>& frames) {
 
 namespace {
 
-class ReplaySink : public RecordSink {
+class ReplaySink final : public ForwardingSink {
  public:
   ReplaySink(RecordSink& next, std::deque<UnwoundStack>& unwound)
-      : next_(next), unwound_(unwound) {}
+      : ForwardingSink(next), unwound_(unwound) {}
   void on_sample(const Sample& s) override {
     if (s.user_regs.empty() && s.user_stack.empty()) {
       next_.on_sample(s);
@@ -37,16 +37,8 @@ class ReplaySink : public RecordSink {
     }
     next_.on_sample(out);
   }
-  void on_mmap(const Mmap& m) override { next_.on_mmap(m); }
-  void on_comm(const Comm& c) override { next_.on_comm(c); }
-  void on_fork(const Fork& f) override { next_.on_fork(f); }
-  void on_exit(const Fork& f) override { next_.on_exit(f); }
-  void on_lost(const Lost& l) override { next_.on_lost(l); }
-  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
-  void on_switch(const Switch& w) override { next_.on_switch(w); }
 
  private:
-  RecordSink& next_;
   std::deque<UnwoundStack>& unwound_;
 };
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -81,11 +82,6 @@ struct Mapping {
 
 bool is_file(const std::string& name) {
   return !name.empty() && name[0] == '/';
-}
-
-std::string base_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // What a mapping's file gives the unwinder: an fd libdwfl may own (a dup),
@@ -329,7 +325,8 @@ void Unwinder::Impl::report(Process& p) {
       continue;
     }
     const uint64_t bias = start - *vaddr;
-    const std::string name = m.filename == "[vdso]" ? "[vdso]" : base_name(m.filename);
+    const std::string name =
+        m.filename == "[vdso]" ? "[vdso]" : std::filesystem::path(m.filename).filename().string();
     Dwfl_Module* mod =
         dwfl_report_elf(p.dwfl.get(), name.c_str(), m.filename.c_str(), fd, bias, true);
     if (mod == nullptr) {
@@ -485,7 +482,7 @@ std::vector<uint64_t> Unwinder::Impl::unwind(const Sample& s) {
 // ------------------------------------------------------------ the sink
 
 Unwinder::Unwinder(RecordSink& next, uint32_t stack_bytes, size_t max_open_files)
-    : impl_(std::make_unique<Impl>(stack_bytes, max_open_files)), next_(next) {
+    : ForwardingSink(next), impl_(std::make_unique<Impl>(stack_bytes, max_open_files)) {
   impl_->init_callbacks();
 }
 

@@ -43,7 +43,7 @@ namespace kprof::unwind {
 // Frames a user stack may have (perf's kernel.perf_event_max_stack default).
 inline constexpr size_t kUnwindMaxFrames = 127;
 
-class Unwinder : public RecordSink {
+class Unwinder : public ForwardingSink {
  public:
   // `stack_bytes`: the copy size the recording asked for (UnwindStats).
   // `max_open_files`: the files the sessions may hold open together (the
@@ -59,9 +59,6 @@ class Unwinder : public RecordSink {
   void on_comm(const Comm& c) override;
   void on_fork(const Fork& f) override;
   void on_exit(const Fork& f) override;
-  void on_lost(const Lost& l) override { next_.on_lost(l); }
-  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
-  void on_switch(const Switch& w) override { next_.on_switch(w); }
 
   const UnwindStats& stats() const;
   // PerfRecords decoded as spool.h does, each sample with a stack copy given
@@ -71,7 +68,6 @@ class Unwinder : public RecordSink {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  RecordSink& next_;
 };
 
 }  // namespace kprof::unwind

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "collector/procfs.h"
+#include "core/error.h"
 #include "perfabi/perf_record.h"
 #include "perfabi/spool.h"
 #include "tests/perfabi/perf_record_builder.h"
@@ -415,6 +416,32 @@ TEST(UnwindStats, RoundTripsAndSaysWhyStacksStopped) {
             "entry; 2.0% stopped at the copy size, 8.0% stopped in code without CFI (libfoo.so "
             "8.0%)");
   EXPECT_EQ(unwind_notice(UnwindStats{}), "");
+}
+
+TEST(UnwindStats, DamagedChunksAreRefusedByName) {
+  UnwindStats st;
+  st.stack_bytes = 8192;
+  st.add("/a", UnwindStop::Entry, 5);
+  st.add("/b", UnwindStop::NoCfi, 1);
+  const std::vector<uint8_t> good = encode_unwind_stats(st);
+  for (size_t cut = 1; cut < good.size(); ++cut) {
+    const std::vector<uint8_t> bad(good.begin(), good.begin() + static_cast<ptrdiff_t>(cut));
+    try {
+      (void)decode_unwind_stats(bad);
+      // A cut that ends between fields decodes what it holds: never more.
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("unwind"), std::string::npos) << e.what();
+    }
+  }
+  // Images out of order (a second "/a" after "/b"): refused, not merged.
+  UnwindStats twice = st;
+  twice.images.push_back(st.images.front());
+  try {
+    (void)decode_unwind_stats(encode_unwind_stats(twice));
+    ADD_FAILURE() << "images out of order were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("images out of order"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
