@@ -20,8 +20,10 @@ import sys
 
 # How far the control's cost per round of work moved between demo runs on one
 # host with no kernel change (generic: -6%, cloud: -11%, rt: +1%; two runs,
-# December 2026): the host's drift, which runs within one boot do not see.
-CONTROL_DRIFT_PCT = 15
+# December 2026), and against generic within one run (cloud -19%, changed, in
+# one CI run; cloud -13% and rt -2%, noise, in the next local one): the
+# host's drift between boots, which runs within one boot do not see.
+CONTROL_DRIFT_PCT = 25
 
 
 def main():
