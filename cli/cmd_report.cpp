@@ -163,7 +163,7 @@ int cmd_report(int argc, char** argv) {
   }
   if (timeline) {
     SampleClock clock(profile.run.recorder_pid);
-    read_records(file, profile, filter, clock);
+    read_records(file, profile, filter, clock, "--timeline");
     std::string why;
     const std::optional<Timeline> t =
         build_timeline(hist.histogram, clock.times(), profile.run.start_monotonic_ns,

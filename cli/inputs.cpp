@@ -276,10 +276,15 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
 }  // namespace
 
 void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
-                  RecordSink& sink) {
-  need_records(path, filter.records.empty() ? "--timeline" : filter.records.describe());
+                  RecordSink& sink, const std::string& what, bool unwind_stacks) {
+  need_records(path, what);
   SelectingSink selecting(sink, filter.records, time_range_of(p, filter.records));
-  perfabi::load_profile(path, {.records = &selecting});
+  std::optional<unwind::Unwinder> unwinder;
+  if (unwind_stacks && p.run.event.user_stack_bytes != 0) {
+    unwinder.emplace(selecting, p.run.event.user_stack_bytes);
+  }
+  perfabi::load_profile(path,
+                        {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &selecting});
 }
 
 void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {

@@ -40,12 +40,15 @@ void add_filter_options(CLI::App& app, SampleFilter& filter);
 // kprof::Error: exit 2 for a filter this input cannot take, 1 when nothing
 // matches (naming what exists).
 // The records of `path` (a .kprof file, loaded as `p`) into `sink`, only the
-// CPU samples `filter.records` keeps (every sample when it is empty). For a
-// second look at the records a filtered profile was counted from (report
-// --timeline). Throws kprof::Error (exit 2) when the input keeps no records
-// to read again (standard input, a perf.data, a listing).
+// CPU samples `filter.records` keeps (every sample when it is empty), with
+// `unwind_stacks` the stack copies still in it unwound as kprof record does
+// (--call-graph dwarf --keep-stacks, or cut short). For a second look at the
+// records a filtered profile was counted from (report --timeline) and for
+// kprof script. Throws kprof::Error (exit 2) naming `what` needs them when the
+// input keeps no records to read again (standard input, a perf.data, a
+// listing).
 void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
-                  RecordSink& sink);
+                  RecordSink& sink, const std::string& what, bool unwind_stacks = false);
 
 // --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded
 // time off CPU is not sliced by them.

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  diff       compare profiles from two or more kernels\n"
     "  info       everything a profile knows about its run\n"
     "  export     a profile's stacks for other tools: folded (flame graphs), pprof\n"
+    "  script     a recording's samples one by one, as perf script prints them\n"
     "  symbolize  name a profile's samples again here (e.g. one cut short by kill -9)\n"
     "  import     convert a perf.data into a self-contained .kprof profile\n"
     "  events     events this machine knows, and which of them open here\n"
@@ -39,6 +40,7 @@ constexpr Command kCommands[] = {
     {"diff", kprof::cli::cmd_diff},     {"info", kprof::cli::cmd_info},
     {"events", kprof::cli::cmd_events}, {"symbolize", kprof::cli::cmd_symbolize},
     {"export", kprof::cli::cmd_export}, {"import", kprof::cli::cmd_import},
+    {"script", kprof::cli::cmd_script},
 };
 
 }  // namespace

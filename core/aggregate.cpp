@@ -144,6 +144,18 @@ void AddressAggregator::on_sample(const Sample& s) {
   if (counts_.with_stacks) add_stack(s, key.mapping, period);
 }
 
+void AddressAggregator::keys_of(const Sample& s, std::vector<AddressCounts::Key>& out) {
+  out.clear();
+  if (!counted(s)) return;
+  // As on_sample and add_stack take them, in the same order (mappings are
+  // numbered as they are first met).
+  const uint32_t leaf_mapping =
+      s.mode == Mode::User ? mapping_of(s.pid, s.ip) : AddressCounts::kNoMapping;
+  out.push_back(s.mode == Mode::User ? user_key(leaf_mapping, s.ip)
+                                     : AddressCounts::Key{leaf_mapping, s.mode, s.ip});
+  if (counts_.with_stacks) caller_keys(s, out);
+}
+
 uint32_t AddressAggregator::frame_id(const AddressCounts::Key& key) {
   auto [it, inserted] = frame_ids_.try_emplace(key, static_cast<uint32_t>(counts_.frames.size()));
   if (inserted) counts_.frames.push_back(key);
@@ -156,26 +168,32 @@ namespace {
 constexpr uint64_t kKernelHalf = 0xffff800000000000ULL;
 }  // namespace
 
-void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period) {
-  AddressCounts::StackKey& key = scratch_;
-  key.pid = s.pid;
-  key.frames.clear();
+void AddressAggregator::caller_keys(const Sample& s, std::vector<AddressCounts::Key>& out) {
   // The leaf is the sampled ip (the histogram's row), whether or not the
   // chain repeats it.
   const bool chain_has_leaf = !s.callchain.empty() && s.callchain.front() == s.ip;
-  key.frames.push_back(frame_id(s.mode == Mode::User
-                                    ? user_key(leaf_mapping, s.ip)
-                                    : AddressCounts::Key{leaf_mapping, s.mode, s.ip}));
   for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
     const bool kernel = s.kernel_frames_known ? i < s.kernel_frames : ip >= kKernelHalf;
     const uint64_t site = ip - 1;  // a return address: the call is just before it
     if (kernel) {
-      key.frames.push_back(frame_id({AddressCounts::kNoMapping, Mode::Kernel, site}));
+      out.push_back({AddressCounts::kNoMapping, Mode::Kernel, site});
     } else {
-      key.frames.push_back(frame_id(user_key(mapping_of(s.pid, site), site)));
+      out.push_back(user_key(mapping_of(s.pid, site), site));
     }
   }
+}
+
+void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period) {
+  keys_.clear();
+  keys_.push_back(s.mode == Mode::User ? user_key(leaf_mapping, s.ip)
+                                       : AddressCounts::Key{leaf_mapping, s.mode, s.ip});
+  caller_keys(s, keys_);
+  AddressCounts::StackKey& key = scratch_;
+  key.pid = s.pid;
+  key.frames.clear();
+  for (const AddressCounts::Key& k : keys_) key.frames.push_back(frame_id(k));
+  if (frames_only_) return;
   Counts& c = counts_.stacks[key];
   ++c.samples;
   c.period += period;
@@ -261,63 +279,48 @@ bool kernel_ips_in_boot_static_text(const AddressCounts& counts, const KernelSym
   return true;
 }
 
-namespace {
-
-// Names every distinct address of `counts` once. User ips of leaves and of
-// callers are resolved together, one resolve() call per mapping.
-class AddressNames {
- public:
-  struct Name {  // views into the KernelSymbols or this AddressNames
-    std::string_view image, build_id, function;
+AddressNames::AddressNames(const AddressCounts& counts, const KernelSymbols& kernel,
+                           UserSymbolResolver& user)
+    : kernel_(kernel),
+      ips_(counts.mappings.size()),
+      names_(counts.mappings.size()),
+      images_(counts.mappings.size()),
+      build_ids_(counts.mappings.size()) {
+  auto collect = [&](const AddressCounts::Key& k) {
+    if (k.mapping != AddressCounts::kNoMapping && k.mapping < ips_.size())
+      ips_[k.mapping].push_back(k.ip);
   };
-
-  AddressNames(const AddressCounts& counts, const KernelSymbols& kernel, UserSymbolResolver& user)
-      : kernel_(kernel),
-        ips_(counts.mappings.size()),
-        names_(counts.mappings.size()),
-        images_(counts.mappings.size()),
-        build_ids_(counts.mappings.size()) {
-    auto collect = [&](const AddressCounts::Key& k) {
-      if (k.mapping != AddressCounts::kNoMapping && k.mapping < ips_.size())
-        ips_[k.mapping].push_back(k.ip);
-    };
-    for (const auto& [key, c] : counts.counts) collect(key);
-    for (const AddressCounts::Key& key : counts.frames) collect(key);
-    for (size_t i = 0; i < ips_.size(); ++i) {
-      auto& ips = ips_[i];
-      if (ips.empty()) continue;
-      std::sort(ips.begin(), ips.end());
-      ips.erase(std::unique(ips.begin(), ips.end()), ips.end());
-      const Mmap& m = counts.mappings[i];
-      std::string build_id;
-      names_[i] = user.resolve(m, ips, &build_id);
-      images_[i] = image_name_for(m);
-      build_ids_[i] = build_id.empty() ? m.build_id : build_id;
-    }
+  for (const auto& [key, c] : counts.counts) collect(key);
+  for (const AddressCounts::Key& key : counts.frames) collect(key);
+  for (size_t i = 0; i < ips_.size(); ++i) {
+    auto& ips = ips_[i];
+    if (ips.empty()) continue;
+    std::sort(ips.begin(), ips.end());
+    ips.erase(std::unique(ips.begin(), ips.end()), ips.end());
+    const Mmap& m = counts.mappings[i];
+    std::string build_id;
+    names_[i] = user.resolve(m, ips, &build_id);
+    images_[i] = image_name_for(m);
+    build_ids_[i] = build_id.empty() ? m.build_id : build_id;
   }
+}
 
-  Name operator()(const AddressCounts::Key& key) const {
-    if (key.mapping != AddressCounts::kNoMapping && key.mapping < ips_.size()) {
-      const auto& ips = ips_[key.mapping];
-      const auto& names = names_[key.mapping];
-      const size_t k = std::lower_bound(ips.begin(), ips.end(), key.ip) - ips.begin();
-      const bool named = k < names.size() && !names[k].empty();
-      return {images_[key.mapping], build_ids_[key.mapping], named ? names[k] : kUnknown};
-    }
-    if (is_kernel_mode(key.mode)) {
-      const auto hit = kernel_.lookup(key.ip);
-      return {hit.image, "", hit.function};
-    }
-    return {kUnknown, "", kUnknown};
+AddressNames::Name AddressNames::operator()(const AddressCounts::Key& key) const {
+  if (key.mapping != AddressCounts::kNoMapping && key.mapping < ips_.size()) {
+    const auto& ips = ips_[key.mapping];
+    const auto& names = names_[key.mapping];
+    const size_t k = std::lower_bound(ips.begin(), ips.end(), key.ip) - ips.begin();
+    const bool named = k < ips.size() && ips[k] == key.ip && k < names.size() && !names[k].empty();
+    return {images_[key.mapping], build_ids_[key.mapping], named ? names[k] : kUnknown};
   }
+  if (is_kernel_mode(key.mode)) {
+    const auto hit = kernel_.lookup(key.ip);
+    return {hit.image, "", hit.function};
+  }
+  return {kUnknown, "", kUnknown};
+}
 
- private:
-  static constexpr std::string_view kUnknown = "[unknown]";
-  const KernelSymbols& kernel_;
-  std::vector<std::vector<uint64_t>> ips_;  // per mapping, sorted, distinct
-  std::vector<std::vector<std::string>> names_;
-  std::vector<std::string> images_, build_ids_;
-};
+namespace {
 
 // Interns images by name, frames by (image, function, mode) and processes
 // by pid for a Stacks table.

@@ -127,6 +127,17 @@ class AddressAggregator : public RecordSink {
   void on_switch(const Switch& w) override;
   // Samples whose period came from the switches (weigh_by_cpu_time), not the event.
   uint64_t weighted() const { return weights_ ? weights_->weighted() : 0; }
+  // With stacks: collect each distinct frame (counts().frames) but not the
+  // stacks (counts().stacks stays empty): what naming the addresses needs.
+  void frames_only() { frames_only_ = true; }
+  // The keys `s` is counted under, leaf first: with stacks every frame (a
+  // caller's at its call site, its return address less 1), else the leaf
+  // alone; none for a sample on_sample() does not count (not a CPU sample,
+  // or left out). Counts nothing: for a second pass over the same records
+  // given here instead of to on_sample (kprof script), whose mappings are
+  // then numbered as the first pass's were, so AddressNames of that pass
+  // names them.
+  void keys_of(const Sample& s, std::vector<AddressCounts::Key>& out);
 
   const AddressCounts& counts() const { return counts_; }
   // The counts, moved out; the aggregator is left empty.
@@ -140,6 +151,11 @@ class AddressAggregator : public RecordSink {
   uint32_t mapping_of(uint32_t pid, uint64_t ip);
   uint32_t frame_id(const AddressCounts::Key& key);
   void add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period);
+  // The chain's keys after the leaf (appended to `out`).
+  void caller_keys(const Sample& s, std::vector<AddressCounts::Key>& out);
+  bool counted(const Sample& s) const {
+    return s.kind == SampleKind::Cpu && (left_out_pid_ == 0 || s.pid != left_out_pid_);
+  }
   struct Map {
     uint64_t start, end;
     uint32_t mapping;  // index into counts_.mappings, assigned lazily
@@ -175,6 +191,8 @@ class AddressAggregator : public RecordSink {
   std::array<Recent, kRecent> recent_{};
   std::unordered_map<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
   AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
+  bool frames_only_ = false;
+  std::vector<AddressCounts::Key> keys_;  // reused per sample by add_stack
 };
 
 // Whether every kernel address in `counts` lies in text whose names cannot
@@ -200,6 +218,28 @@ class NullUserResolver : public UserSymbolResolver {
 
 // "[anon]", "[heap]", "[stack]", "[vdso]", "[jit]" or the path itself.
 std::string image_name_for(const Mmap& m);
+
+// Names every distinct address of `counts` once, user ips of leaves and of
+// callers together: one resolve() call per mapping. Then any key of those
+// counts (or of a second aggregation of the same records: the mappings are
+// numbered alike) is named by a lookup.
+class AddressNames {
+ public:
+  struct Name {  // views into the KernelSymbols or this AddressNames
+    std::string_view image, build_id, function;
+  };
+  // `kernel` must outlive this object.
+  AddressNames(const AddressCounts& counts, const KernelSymbols& kernel, UserSymbolResolver& user);
+  // "[unknown]" for an address the counts did not hold.
+  Name operator()(const AddressCounts::Key& key) const;
+
+ private:
+  static constexpr std::string_view kUnknown = "[unknown]";
+  const KernelSymbols& kernel_;
+  std::vector<std::vector<uint64_t>> ips_;  // per mapping, sorted, distinct
+  std::vector<std::vector<std::string>> names_;
+  std::vector<std::string> images_, build_ids_;
+};
 
 // The histogram and, for counts with_stacks, the stacks, every distinct
 // address named once: one resolve() call per mapping for leaf and caller ips

@@ -54,8 +54,8 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
   bool have_meta = false;
   // Whether to count the records as they go by: asked for, or the headers say
   // there is no histogram, or (a stream, read once) they cannot tell.
-  bool count = options.count_records;
-  if (!count && options.records == nullptr) {
+  bool count = options.count_records && options.tables;
+  if (!count && options.records == nullptr && options.tables) {
     const auto types = reader.chunk_types();
     count = !types || records_needed(*types);
   }
@@ -90,6 +90,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::Kallsyms:
       case ChunkType::Modules:
       case ChunkType::Summary:
+        return true;
       case ChunkType::Histogram:
       case ChunkType::HistogramColumns:
       case ChunkType::Stacks:
@@ -97,7 +98,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::SyscallCounts:
       case ChunkType::OffCpu:
       case ChunkType::Unwind:
-        return true;
+        return options.tables;
       default:
         return false;
     }
@@ -157,7 +158,8 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
                 (p.status.problem.empty() ? std::string() : ": " + p.status.problem));
   }
   p.run.format_version = reader.version();
-  if (!count && !p.histogram_usable() && options.records == nullptr && reader.rewindable()) {
+  if (!count && options.tables && !p.histogram_usable() && options.records == nullptr &&
+      reader.rewindable()) {
     // The headers promised a histogram that did not read (damage before it):
     // count the records up to the damage after all.
     reader.for_each_chunk(is_records, count_records);

@@ -41,6 +41,11 @@ struct LoadOptions {
   // address (to name them: kprof symbolize). Otherwise `counted` (cut short)
   // holds user samples by mapping, as a report names them: [unknown] per image.
   bool count_records = false;
+  // false: the run information, kallsyms and modules only; the tables
+  // (Histogram, Stacks, Summary's scores aside, Environment, SyscallCounts,
+  // OffCpu, Unwind) are left undecoded and a file cut short is not counted:
+  // for a reader of the records alone (kprof script).
+  bool tables = true;
 };
 
 struct Profile {
