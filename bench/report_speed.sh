@@ -4,7 +4,8 @@
 # times `kprof report` vs `perf report --stdio --sort sym` (median of RUNS),
 # and `kprof report` of perf's own perf.data (read natively and symbolized
 # at read time: the issue-10 goal is >= 5x faster than perf report on it),
-# and both with --cpu 0 and with --time 10%-50% (issue 29: >= 10x).
+# and both with --cpu 0 and with --time 10%-50%, and kprof's --sort tid /
+# cpu against perf's --sort pid / cpu (issue 29: >= 10x).
 #
 # usage: bench/report_speed.sh                 (default ~2M samples, ~4 min)
 # knobs: SAMPLES=2000000  FREQ=20000 (per thread)  JOBS=$(nproc)  RUNS=3  KPROF=path
@@ -82,7 +83,24 @@ for ((i = 1; i <= RUNS; i++)); do
   PTT+=("$(cat "$WALL_FILE")")
   echo "run $i: --cpu 0: kprof ${KCT[-1]}s, perf ${PCT[-1]}s; --time 10%-50%: kprof ${KTT[-1]}s, perf ${PTT[-1]}s"
 done
+# --sort tid / cpu (kprof reads the records again; perf's "pid" key is the
+# thread, as kprof's tid).
+KST=() PST=() KSC=() PSC=()
+for ((i = 1; i <= RUNS; i++)); do
+  wall "$KPROF" report "$W/big.kprof" --sort tid >"$W/kprof-sort-tid.txt" 2>&1 ||
+    die "kprof report --sort tid failed, see $W/kprof-sort-tid.txt"
+  KST+=("$(cat "$WALL_FILE")")
+  wall perf report -i "$W/big.data" --stdio --sort pid >/dev/null 2>&1 || die "perf report --sort pid failed"
+  PST+=("$(cat "$WALL_FILE")")
+  wall "$KPROF" report "$W/big.kprof" --sort cpu >"$W/kprof-sort-cpu.txt" 2>&1 ||
+    die "kprof report --sort cpu failed, see $W/kprof-sort-cpu.txt"
+  KSC+=("$(cat "$WALL_FILE")")
+  wall perf report -i "$W/big.data" --stdio --sort cpu >/dev/null 2>&1 || die "perf report --sort cpu failed"
+  PSC+=("$(cat "$WALL_FILE")")
+  echo "run $i: --sort tid: kprof ${KST[-1]}s, perf (pid) ${PST[-1]}s; --sort cpu: kprof ${KSC[-1]}s, perf ${PSC[-1]}s"
+done
 KCM=$(median "${KCT[@]}") PCM=$(median "${PCT[@]}") KTM=$(median "${KTT[@]}") PTM=$(median "${PTT[@]}")
+KSTM=$(median "${KST[@]}") PSTM=$(median "${PST[@]}") KSCM=$(median "${KSC[@]}") PSCM=$(median "${PSC[@]}")
 KM=$(median "${KT[@]}") PM=$(median "${PT[@]}") IM=$(median "${IT[@]}")
 IS=$(awk '/^# samples:/ {gsub(/[^0-9]/, "", $3); print $3; exit}' "$W/kprof-import-report.txt")
 
@@ -95,6 +113,7 @@ IS=$(awk '/^# samples:/ {gsub(/[^0-9]/, "", $3); print $3; exit}' "$W/kprof-impo
     table
   echo "perf report / kprof report of the same perf.data: $(ratio "$PM" "$IM")x (goal >= 5)"
   echo "--cpu 0: kprof ${KCM}s, perf ${PCM}s: $(ratio "$PCM" "$KCM")x; --time 10%-50%: kprof ${KTM}s, perf ${PTM}s: $(ratio "$PTM" "$KTM")x (goal >= 10, medians)"
+  echo "--sort tid: kprof ${KSTM}s, perf --sort pid ${PSTM}s: $(ratio "$PSTM" "$KSTM")x; --sort cpu: kprof ${KSCM}s, perf ${PSCM}s: $(ratio "$PSCM" "$KSCM")x (goal >= 10, medians)"
 } | tee "$RESULT"
 rm -f "$W/big.data" "$W/big.kprof"  # large; keep the logs and timings
 echo "written: $RESULT"

@@ -66,7 +66,9 @@ int cmd_report(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--sort,-s", sort,
                  "one row per: function, image or mode; or per process, comm or pid, alone or "
-                 "as comm,function / pid,function (-g profiles) (flat table only)")
+                 "as comm,function / pid,function (-g profiles); or per thread or CPU, tid or "
+                 "cpu, alone or as tid,function / cpu,function (reads the records again) (flat "
+                 "table only)")
       ->capture_default_str();
   app.add_option("--percent-limit", opts.percent_limit,
                  "hide rows under this percent of all samples (--children: of total samples; "
@@ -126,7 +128,10 @@ int cmd_report(int argc, char** argv) {
     opts.sort = parse_sort_key(sort);
   } else {
     opts.sort = by_process.functions ? SortKey::Function : SortKey::Image;
-    opts.image_header = by_process.by == ProcessSort::By::Comm ? "comm" : "pid";
+    opts.image_header = by_process.by == ProcessSort::By::Comm  ? "comm"
+                        : by_process.by == ProcessSort::By::Pid ? "pid"
+                        : by_process.by == ProcessSort::By::Tid ? "tid"
+                                                                : "cpu";
   }
   opts.header = !no_header;
 
@@ -136,6 +141,12 @@ int cmd_report(int argc, char** argv) {
         2);
   }
   check_off_cpu_filter(off_cpu, filter);
+  if (off_cpu && (by_process.by == ProcessSort::By::Tid || by_process.by == ProcessSort::By::Cpu)) {
+    throw Error("--sort " + sort +
+                    " counts CPU samples; the time off CPU per thread is in kprof report "
+                    "--off-cpu's header",
+                2);
+  }
   Profile profile = load_filtered(file, input, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
@@ -191,7 +202,12 @@ int cmd_report(int argc, char** argv) {
   const Pager pager(no_pager || csv == "-");
   const LineWrapper wrap(csv == "-" ? 0 : opts.line_width);
   if (!graph) {
-    if (by_process.by != ProcessSort::By::None) {
+    if (by_process.by == ProcessSort::By::Tid || by_process.by == ProcessSort::By::Cpu) {
+      hist.histogram =
+          record_key_table(file, profile, filter, input,
+                           by_process.by == ProcessSort::By::Tid ? RecordKey::Tid : RecordKey::Cpu,
+                           by_process.functions);
+    } else if (by_process.by != ProcessSort::By::None) {
       if (!hist.stacks) {
         throw Error("--sort " + sort + ": " + file +
                         " keeps no processes (a flat profile): record with -g, whose stacks "

@@ -63,9 +63,7 @@ int cmd_script(int argc, char** argv) {
       chosen.ip || chosen.sym || chosen.dso || !filter.dsos.empty() || !filter.symbols.empty();
   if (named) read_records(file, p, filter, agg, "printing samples", true);
   const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
-  ElfResolverOptions elf;
-  elf.buildid_cache = import_options(input).buildid_dir;
-  ElfResolver resolver(std::move(elf));
+  ElfResolver resolver(resolver_options(input));
   const AddressNames names(agg.counts(), kernel, resolver);
   for (const std::string& w : resolver.warnings()) {
     std::fprintf(stderr, "kprof script: warning: %s\n", w.c_str());

@@ -18,6 +18,7 @@
 #include "core/sample_selection.h"
 #include "perfabi/load.h"
 #include "report/table.h"
+#include "symbolizer/elf_resolver.h"
 #include "symbolizer/profile_symbols.h"
 #include "unwind/unwinder.h"
 
@@ -285,6 +286,31 @@ void read_records(const std::string& path, const Profile& p, const SampleFilter&
   }
   perfabi::load_profile(path,
                         {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &selecting});
+}
+
+ElfResolverOptions resolver_options(const InputOptions& options) {
+  ElfResolverOptions elf;
+  elf.buildid_cache = import_options(options).buildid_dir;
+  return elf;
+}
+
+Histogram record_key_table(const std::string& path, const Profile& p, const SampleFilter& filter,
+                           const InputOptions& options, RecordKey key, bool functions) {
+  // Names only where a row or a filter shows them.
+  const bool named = functions || !filter.dsos.empty() || !filter.symbols.empty();
+  RecordKeyCounter counter(key, p.run.recorder_pid, &filter, named);
+  read_records(path, p, filter, counter, key == RecordKey::Tid ? "--sort tid" : "--sort cpu");
+  if (!named) {
+    NullUserResolver none;
+    return record_key_histogram(counter, KernelSymbols::parse("", ""), none, false);
+  }
+  const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
+  ElfResolver resolver(resolver_options(options));
+  Histogram h = record_key_histogram(counter, kernel, resolver, functions);
+  for (const std::string& w : resolver.warnings()) {
+    std::fprintf(stderr, "kprof: warning: %s\n", w.c_str());
+  }
+  return h;
 }
 
 void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {

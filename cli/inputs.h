@@ -11,6 +11,8 @@
 #include "core/profile.h"
 #include "importer/import.h"
 #include "report/filter.h"
+#include "report/record_keys.h"
+#include "symbolizer/elf_resolver.h"
 
 namespace kprof::cli {
 
@@ -49,6 +51,19 @@ void add_filter_options(CLI::App& app, SampleFilter& filter);
 // listing).
 void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
                   RecordSink& sink, const std::string& what, bool unwind_stacks = false);
+
+// How the readers of records name user functions from this machine's
+// binaries: perf's build-id cache first, as the importer does.
+ElfResolverOptions resolver_options(const InputOptions& options);
+
+// --sort tid|cpu[,function] (report/record_keys.h): the samples of `path`
+// (a .kprof file, loaded as `p`) per thread or CPU, counted from its records
+// (only those `filter.records` keeps) and named as read_records's callers
+// name them: kernel functions from the profile's kallsyms, user functions
+// from the binaries on this machine (warnings to stderr). Throws
+// kprof::Error as read_records does, and exit 1 when nothing is left.
+Histogram record_key_table(const std::string& path, const Profile& p, const SampleFilter& filter,
+                           const InputOptions& options, RecordKey key, bool functions);
 
 // --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded
 // time off CPU is not sliced by them.

@@ -162,15 +162,12 @@ ProcessSort parse_process_sort(const std::string& s) {
   const std::string rest = s.find(',') == std::string::npos ? "" : s.substr(s.find(',') + 1);
   if (key == "comm") p.by = ProcessSort::By::Comm;
   if (key == "pid") p.by = ProcessSort::By::Pid;
-  if (key == "tid" || key == "cpu") {
-    throw Error("--sort " + key +
-                    ": not yet (the stored stacks keep the process, not the thread or CPU); "
-                    "slice by --" +
-                    key + " instead",
-                2);
-  }
+  if (key == "tid") p.by = ProcessSort::By::Tid;
+  if (key == "cpu") p.by = ProcessSort::By::Cpu;
   if (p.by == ProcessSort::By::None) {
-    if (!rest.empty()) throw Error("--sort " + s + ": a list starts with comm or pid", 2);
+    if (!rest.empty()) {
+      throw Error("--sort " + s + ": a list starts with comm, pid, tid or cpu", 2);
+    }
     return p;
   }
   if (rest == "function") {

@@ -26,11 +26,13 @@ SortKey parse_sort_key(const std::string& s);
 // "images" are the processes (by name, or "pid name"), and the report shows
 // it as usual, its image column headed "comm" or "pid".
 struct ProcessSort {
-  enum class By { None, Comm, Pid } by = By::None;
+  // Comm, Pid: from a -g profile's stacks (process_histogram); Tid, Cpu:
+  // from the records (report/record_keys.h).
+  enum class By { None, Comm, Pid, Tid, Cpu } by = By::None;
   bool functions = false;  // comm,function: one row per (process, function)
 };
-// "comm", "pid", "comm,function", "pid,function"; None for the other keys.
-// Throws kprof::Error (exit 2) for tid, cpu and any other list.
+// "comm", "pid", "tid", "cpu", each alone or followed by ",function"; None
+// for the other keys. Throws kprof::Error (exit 2) for any other list.
 ProcessSort parse_process_sort(const std::string& s);
 // The stacks' samples per process (and leaf function), as a Histogram.
 Histogram process_histogram(const Stacks& stacks, const ProcessSort& sort);

@@ -256,6 +256,55 @@ TEST_F(ImportE2E, SystemWideRecordingMatchesPerf) {
   EXPECT_NE(info.out.find("system-wide"), std::string::npos) << info.out;
 }
 
+// --sort tid and --sort cpu against perf's own --sort pid (perf's "pid" key
+// is the thread) and --sort cpu, on a system-wide recording, imported: every
+// thread or CPU perf gives >= 1% has kprof's share within kShareBound.
+TEST_F(ImportE2E, SortByThreadAndCpuMatchPerf) {
+  const std::string f = perf_record("wide.data", {"-a"}, {program("kprof_prog_hotcold"), "1.5"});
+  if (HasFailure()) return;
+  const std::string imported = dir_.file("wide.kprof");
+  ASSERT_EQ(kprof({"import", f, "-o", imported}).exit_code, 0);
+  struct Key {
+    const char* perf_key;
+    const char* kprof_key;
+    std::regex perf_row;
+  };
+  const Key keys[] = {{"pid", "tid", std::regex(R"(^\s+([0-9.]+)%\s+(\d+):.*$)")},
+                      {"cpu", "cpu", std::regex(R"(^\s+([0-9.]+)%\s+(\d+)\s*$)")}};
+  for (const Key& k : keys) {
+    RunResult pr = run({kPerf, "report", "-i", f, "--stdio", "--no-children", "--sort", k.perf_key},
+                       dir_.path(), 120);
+    ASSERT_EQ(pr.exit_code, 0) << pr.describe();
+    std::map<uint32_t, double> perf;
+    std::istringstream in(pr.out);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, k.perf_row)) perf[std::stoul(m[2])] += std::stod(m[1]);
+    }
+    RunResult kr = kprof({"report", imported, "--sort", k.kprof_key, "--csv", "-"});
+    ASSERT_EQ(kr.exit_code, 0) << kr.describe();
+    std::map<uint32_t, double> ours;
+    std::istringstream kin(kr.out);
+    std::string line;
+    std::getline(kin, line);  // heading
+    while (std::getline(kin, line)) {
+      const std::vector<std::string> cells = csv_fields(line);
+      if (cells.size() < 3) continue;
+      std::string label = cells[2];
+      if (label.rfind("cpu ", 0) == 0) label = label.substr(4);
+      ours[std::stoul(label)] += std::stod(cells[1]);
+    }
+    size_t compared = 0;
+    for (const auto& [id, share] : perf) {
+      if (share < 1.0) continue;
+      ++compared;
+      EXPECT_NEAR(ours[id], share, kShareBound) << k.kprof_key << " " << id << "\n"
+                                                << pr.out.substr(0, 3000) << kr.out;
+    }
+    EXPECT_GE(compared, 1u) << pr.out;
+  }
+}
+
 TEST_F(ImportE2E, PipeModeStreamReportsAsTheFileWould) {
   const std::string f = dir_.file("pipe.data");
   RunResult rec = run({"/bin/sh", "-c",

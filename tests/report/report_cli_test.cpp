@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -282,7 +283,25 @@ TEST(ReportCli, SortByProcess) {
   EXPECT_NE(r.out.find("more functions not shown"), std::string::npos) << r.out;
   const std::string flat = std::string(KPROF_SOURCE_DIR) + "/tests/core/data/row-layout-rt.kprof";
   expect_one_line_error(run_kprof("report '" + flat + "' --sort comm", dir), "report", 2);
-  expect_one_line_error(run_kprof("report '" + rt + "' --sort tid", dir), "report", 2);
+  // --sort tid / cpu read the records: one row per thread or CPU, 100% in all.
+  for (const char* key : {"tid", "cpu"}) {
+    r = run_kprof("report '" + rt + "' --sort " + key + " --csv -", dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind(std::string("samples,percent,") + key + ",function,mode", 0), 0u)
+        << r.out;
+    double total = 0;
+    std::istringstream in(r.out);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) total += std::stod(line.substr(line.find(',') + 1));
+    EXPECT_NEAR(total, 100.0, 0.01) << r.out;
+  }
+  r = run_kprof("report '" + rt + "' --sort cpu,function --top 3 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu 0"), std::string::npos) << r.out;
+  expect_one_line_error(run_kprof("report '" + rt + "' --sort tid,comm", dir), "report", 2);
+  expect_one_line_error(run_kprof("report '" + rt + "' --sort tid --off-cpu", dir), "report", 2);
+  expect_one_line_error(run_kprof("report - --sort tid < '" + rt + "'", dir), "report", 2);
 }
 
 }  // namespace

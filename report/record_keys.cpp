@@ -1,0 +1,120 @@
+#include "report/record_keys.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "core/error.h"
+#include "report/canonical.h"
+
+namespace kprof {
+namespace {
+// The key of every sample when leaves are not counted.
+constexpr AddressCounts::Key kNoLeaf{AddressCounts::kNoMapping, Mode::Unknown, 0};
+}  // namespace
+
+size_t RecordKeyCounter::LabelKeyHash::operator()(const LabelKey& k) const noexcept {
+  return AddressCounts::KeyHash{}(k.key) ^ (static_cast<size_t>(k.label) * 0x9e3779b97f4a7c15ULL);
+}
+
+RecordKeyCounter::RecordKeyCounter(RecordKey key, uint32_t leave_out_pid,
+                                   const SampleFilter* filter, bool leaves)
+    : key_(key), filter_(filter), leaves_(leaves) {
+  agg_.leave_out(leave_out_pid);
+}
+
+void RecordKeyCounter::on_comm(const Comm& c) {
+  agg_.on_comm(c);
+  comms_[c.tid] = c.comm;
+}
+
+void RecordKeyCounter::on_fork(const Fork& f) {
+  agg_.on_fork(f);
+  // Named as the thread it was forked from until its own COMM, as perf does.
+  if (auto parent = comms_.find(f.ptid); parent != comms_.end()) {
+    std::string name = parent->second;
+    comms_[f.tid] = std::move(name);
+  }
+}
+
+uint32_t RecordKeyCounter::label_of(const Sample& s) {
+  const uint64_t id = key_ == RecordKey::Tid ? s.tid : s.cpu;
+  auto [it, fresh] = label_ids_.try_emplace(id, static_cast<uint32_t>(labels_.size()));
+  if (fresh) {
+    if (key_ == RecordKey::Cpu) {
+      labels_.push_back("cpu " + std::to_string(s.cpu));
+    } else {
+      const auto c = comms_.find(s.tid);
+      labels_.push_back(std::to_string(s.tid) + " " +
+                        (c != comms_.end() ? c->second
+                         : s.tid == 0      ? std::string("swapper")
+                                           : std::string("?")));
+    }
+  }
+  return it->second;
+}
+
+void RecordKeyCounter::on_sample(const Sample& s) {
+  agg_.keys_of(s, keys_);
+  if (keys_.empty()) return;  // not a CPU sample, or kprof's own
+  if (filter_ != nullptr) {
+    if (!filter_->pids.empty() &&
+        std::find(filter_->pids.begin(), filter_->pids.end(), s.pid) == filter_->pids.end()) {
+      return;
+    }
+    if (!filter_->comms.empty()) {
+      const auto c = comms_.find(s.tid);
+      const std::string& name = c != comms_.end() ? c->second : std::string();
+      if (std::find(filter_->comms.begin(), filter_->comms.end(), name) == filter_->comms.end()) {
+        return;
+      }
+    }
+  }
+  if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
+  Counts& c = counts_[{label_of(s), leaves_ ? keys_.front() : kNoLeaf}];
+  ++c.samples;
+  c.period += s.period;
+}
+
+Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymbols& kernel,
+                               UserSymbolResolver& user, bool functions) {
+  const AddressNames names(counter.addresses(), kernel, user);
+  const SampleFilter* f = counter.filter();
+  auto kept = [&](const AddressNames::Name& n) {
+    if (f == nullptr) return true;
+    auto any = [](const std::vector<std::string>& values, auto&& match) {
+      if (values.empty()) return true;
+      for (const std::string& v : values) {
+        if (match(v)) return true;
+      }
+      return false;
+    };
+    return any(f->dsos,
+               [&](const std::string& d) { return names_image(std::string(n.image), d); }) &&
+           any(f->symbols, [&](const std::string& q) { return names_function(n.function, q); });
+  };
+  Histogram h;
+  h.images.reserve(counter.labels().size());
+  for (const std::string& label : counter.labels()) h.images.push_back({label, ""});
+  std::map<std::pair<uint32_t, std::pair<std::string, Mode>>, size_t> row_of;
+  for (const auto& [lk, c] : counter.counts()) {
+    const AddressNames::Name n = names(lk.key);
+    if (!kept(n)) continue;
+    const std::string function = functions ? std::string(n.function) : std::string();
+    const Mode mode = functions
+                          ? (lk.key.mapping != AddressCounts::kNoMapping ? Mode::User : lk.key.mode)
+                          : Mode::Unknown;
+    auto [it, fresh] = row_of.try_emplace({lk.label, {function, mode}}, h.rows.size());
+    if (fresh) h.rows.push_back({lk.label, function, mode, 0, 0});
+    h.rows[it->second].samples += c.samples;
+    h.rows[it->second].period += c.period;
+  }
+  if (h.rows.empty()) {
+    throw Error("no sample is left to count" +
+                    (f != nullptr && !f->empty() ? " after " + f->describe() : std::string()),
+                1);
+  }
+  return h;
+}
+
+}  // namespace kprof

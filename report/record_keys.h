@@ -1,0 +1,79 @@
+// --sort tid and --sort cpu (issue 29): the samples per thread or per CPU,
+// keys the stored tables do not keep, counted from the records in one read
+// (cli/inputs.h read_records), as `perf report --sort tid` / `--sort cpu`.
+//
+// A RecordKeyCounter is given the records: it keeps each process's mappings
+// (an AddressAggregator, leaves only) and counts every CPU sample by (thread
+// or CPU, leaf address). record_key_histogram() then names each distinct
+// address once and returns a Histogram whose "images" are the threads
+// ("1234 postgres", the thread's name as perf keeps it: from its COMM, else
+// its parent's at the fork) or CPUs ("cpu 3"), one row each, or with
+// `functions` one row per (thread or CPU, leaf function): the report's table
+// and CSV read it as they read --sort comm's.
+//
+// The filters a SampleFilter's table keys give apply as the samples are
+// counted (--comm by the thread's name, --pid) and named (--dso, --symbol by
+// the leaf); --tid, --cpu and --time select the records before (the caller).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/aggregate.h"
+#include "core/kernel_symbols.h"
+#include "core/model.h"
+#include "report/filter.h"
+
+namespace kprof {
+
+enum class RecordKey { Tid, Cpu };
+
+class RecordKeyCounter final : public RecordSink {
+ public:
+  // `filter` (may be null) must outlive the counter. `leaves`: count each
+  // thread's or CPU's samples per leaf address, to name (a row per function,
+  // or a --dso/--symbol filter); otherwise one count each.
+  RecordKeyCounter(RecordKey key, uint32_t leave_out_pid, const SampleFilter* filter,
+                   bool leaves = true);
+  void on_sample(const Sample& s) override;
+  void on_mmap(const Mmap& m) override { agg_.on_mmap(m); }
+  void on_comm(const Comm& c) override;
+  void on_fork(const Fork& f) override;
+  void on_exit(const Fork& f) override { agg_.on_exit(f); }
+
+  struct LabelKey {
+    uint32_t label;  // index into labels
+    AddressCounts::Key key;
+    bool operator==(const LabelKey&) const = default;
+  };
+  struct LabelKeyHash {
+    size_t operator()(const LabelKey& k) const noexcept;
+  };
+
+  const AddressCounts& addresses() const { return agg_.counts(); }
+  const std::vector<std::string>& labels() const { return labels_; }
+  const std::unordered_map<LabelKey, Counts, LabelKeyHash>& counts() const { return counts_; }
+  const SampleFilter* filter() const { return filter_; }
+
+ private:
+  uint32_t label_of(const Sample& s);
+
+  RecordKey key_;
+  const SampleFilter* filter_;
+  bool leaves_;
+  AddressAggregator agg_;
+  std::vector<AddressCounts::Key> keys_;
+  std::unordered_map<uint32_t, std::string> comms_;   // tid -> its name, as perf keeps it
+  std::unordered_map<uint64_t, uint32_t> label_ids_;  // tid or cpu -> index into labels_
+  std::vector<std::string> labels_;
+  std::unordered_map<LabelKey, Counts, LabelKeyHash> counts_;
+};
+
+// The counts as a Histogram (see above), every distinct address named once.
+// Throws kprof::Error (exit 1) when no sample is left to count.
+Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymbols& kernel,
+                               UserSymbolResolver& user, bool functions);
+
+}  // namespace kprof

@@ -1,0 +1,116 @@
+// --sort tid / cpu (report/record_keys.h) on records made in code: one row
+// per thread (named as perf names it) or CPU, or per (thread, leaf
+// function); kprof's own samples left out; the filters.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/kernel_symbols.h"
+#include "report/record_keys.h"
+
+namespace kprof {
+namespace {
+
+constexpr uint64_t kKernel = 0xffffffff81001000ULL;
+
+class OffsetNames : public UserSymbolResolver {
+ public:
+  std::vector<std::string> resolve(const Mmap& m, std::span<const uint64_t> ips,
+                                   std::string*) override {
+    std::vector<std::string> out;
+    for (uint64_t ip : ips) out.push_back(ip - m.start < 0x1000 ? "low" : "high");
+    return out;
+  }
+};
+
+Sample sample(uint32_t tid, uint32_t cpu, uint64_t ip, Mode mode = Mode::User) {
+  Sample s;
+  s.pid = tid == 21 ? 20 : tid;  // 21 is a thread of process 20
+  s.tid = tid;
+  s.cpu = cpu;
+  s.ip = ip;
+  s.mode = mode;
+  s.period = 1000;
+  return s;
+}
+
+// Process 10 "app" with /bin/app mapped; 11 forked from it; 20 "db" with a
+// thread 21 (a fork of 20 sharing its pid); 99 is kprof.
+void replay(RecordSink& sink) {
+  sink.on_comm({.pid = 10, .tid = 10, .comm = "app"});
+  sink.on_comm({.pid = 20, .tid = 20, .comm = "db"});
+  sink.on_comm({.pid = 99, .tid = 99, .comm = "kprof"});
+  sink.on_mmap({.pid = 10, .tid = 10, .start = 0x400000, .len = 0x2000, .filename = "/bin/app"});
+  sink.on_fork({.pid = 11, .ppid = 10, .tid = 11, .ptid = 10});
+  sink.on_fork({.pid = 20, .ppid = 20, .tid = 21, .ptid = 20});
+  for (int i = 0; i < 3; ++i) sink.on_sample(sample(10, 0, 0x400100));
+  sink.on_sample(sample(10, 1, 0x401100));
+  sink.on_sample(sample(11, 1, 0x400100));
+  sink.on_sample(sample(21, 1, kKernel, Mode::Kernel));
+  sink.on_sample(sample(99, 0, kKernel, Mode::Kernel));
+}
+
+// Rows as "LABEL|FUNCTION" -> samples.
+std::map<std::string, uint64_t> rows(RecordKey key, bool functions,
+                                     const SampleFilter* filter = nullptr) {
+  RecordKeyCounter counter(key, 99, filter);
+  replay(counter);
+  const KernelSymbols kernel = KernelSymbols::parse("ffffffff81001000 T do_syscall_64\n", "");
+  OffsetNames user;
+  const Histogram h = record_key_histogram(counter, kernel, user, functions);
+  std::map<std::string, uint64_t> out;
+  for (const FunctionCount& r : h.rows)
+    out[h.images.at(r.image).name + "|" + r.function] += r.samples;
+  return out;
+}
+
+TEST(RecordKeys, ThreadsNamedAsPerfNamesThem) {
+  const std::map<std::string, uint64_t> want = {{"10 app|", 4}, {"11 app|", 1}, {"21 db|", 1}};
+  EXPECT_EQ(rows(RecordKey::Tid, false), want);
+}
+
+TEST(RecordKeys, ThreadsAndTheirLeafFunctions) {
+  const std::map<std::string, uint64_t> want = {
+      {"10 app|low", 3}, {"10 app|high", 1}, {"11 app|low", 1}, {"21 db|do_syscall_64", 1}};
+  EXPECT_EQ(rows(RecordKey::Tid, true), want);
+}
+
+TEST(RecordKeys, Cpus) {
+  const std::map<std::string, uint64_t> want = {{"cpu 0|", 3}, {"cpu 1|", 3}};
+  EXPECT_EQ(rows(RecordKey::Cpu, false), want);
+  const std::map<std::string, uint64_t> by_function = {
+      {"cpu 0|low", 3}, {"cpu 1|low", 1}, {"cpu 1|high", 1}, {"cpu 1|do_syscall_64", 1}};
+  EXPECT_EQ(rows(RecordKey::Cpu, true), by_function);
+}
+
+TEST(RecordKeys, FiltersByProcessImageAndFunction) {
+  SampleFilter comm;
+  comm.comms = {"db"};
+  EXPECT_EQ(rows(RecordKey::Tid, false, &comm), (std::map<std::string, uint64_t>{{"21 db|", 1}}));
+  SampleFilter pid;
+  pid.pids = {11};
+  EXPECT_EQ(rows(RecordKey::Cpu, false, &pid), (std::map<std::string, uint64_t>{{"cpu 1|", 1}}));
+  SampleFilter dso;
+  dso.dsos = {"[kernel.kallsyms]"};
+  EXPECT_EQ(rows(RecordKey::Cpu, true, &dso),
+            (std::map<std::string, uint64_t>{{"cpu 1|do_syscall_64", 1}}));
+  SampleFilter symbol;
+  symbol.symbols = {"high"};
+  EXPECT_EQ(rows(RecordKey::Tid, false, &symbol),
+            (std::map<std::string, uint64_t>{{"10 app|", 1}}));
+  SampleFilter none;
+  none.comms = {"postgres"};
+  try {
+    rows(RecordKey::Tid, false, &none);
+    FAIL() << "no sample was left, and no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 1);
+    EXPECT_NE(std::string(e.what()).find("--comm postgres"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kprof
