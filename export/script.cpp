@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "core/error.h"
-#include "report/canonical.h"
 
 namespace kprof {
 namespace {
@@ -125,22 +124,10 @@ bool ScriptWriter::wanted(const Sample& s, const AddressCounts::Key& leaf_key,
                           std::string_view comm) const {
   const SampleFilter* f = options_.filter;
   if (f == nullptr || f->table_keys_empty()) return true;
-  auto any = [](const auto& values, auto&& match) {
-    if (values.empty()) return true;
-    for (const auto& v : values) {
-      if (match(v)) return true;
-    }
-    return false;
-  };
-  if (!any(f->comms, [&](const std::string& c) { return c == comm; }) ||
-      !any(f->pids, [&](uint32_t p) { return p == s.pid; })) {
-    return false;
-  }
+  if (!keeps_process(*f, s.pid, comm)) return false;
   if (f->dsos.empty() && f->symbols.empty()) return true;
   const AddressNames::Name leaf = names_(leaf_key);
-  return any(f->dsos,
-             [&](const std::string& d) { return names_image(std::string(leaf.image), d); }) &&
-         any(f->symbols, [&](const std::string& q) { return names_function(leaf.function, q); });
+  return keeps_leaf(*f, leaf.image, leaf.function);
 }
 
 const std::string& ScriptWriter::name_text(const AddressCounts::Key& key) {

@@ -200,6 +200,16 @@ bool names_image(const std::string& name, const std::string& query) {
   return slash != std::string::npos && name.compare(slash + 1, std::string::npos, query) == 0;
 }
 
+bool keeps_process(const SampleFilter& f, uint32_t pid, std::string_view comm) {
+  return (f.pids.empty() || contains(f.pids, pid)) &&
+         (f.comms.empty() || std::find(f.comms.begin(), f.comms.end(), comm) != f.comms.end());
+}
+
+bool keeps_leaf(const SampleFilter& f, std::string_view image, std::string_view function) {
+  return (f.dsos.empty() || any_image(std::string(image), f.dsos)) &&
+         (f.symbols.empty() || any_function(std::string(function), f.symbols));
+}
+
 void apply_filter(Profile& p, const SampleFilter& f) {
   if (f.table_keys_empty()) return;
   SampleFilter table_keys = f;

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/profile.h"
@@ -57,5 +58,12 @@ void apply_filter(Profile& p, const SampleFilter& f);
 // Whether image `name` ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel]")
 // is the one `query` names.
 bool names_image(const std::string& name, const std::string& query);
+
+// For the views that filter sample by sample (kprof script, --sort tid and
+// cpu): whether a sample of process `pid`, its thread named `comm`, passes
+// --pid and --comm; and whether its leaf, `function` in `image`, passes
+// --dso and --symbol.
+bool keeps_process(const SampleFilter& f, uint32_t pid, std::string_view comm);
+bool keeps_leaf(const SampleFilter& f, std::string_view image, std::string_view function);
 
 }  // namespace kprof

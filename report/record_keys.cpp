@@ -1,11 +1,9 @@
 #include "report/record_keys.h"
 
-#include <algorithm>
 #include <map>
 #include <utility>
 
 #include "core/error.h"
-#include "report/canonical.h"
 
 namespace kprof {
 namespace {
@@ -58,16 +56,9 @@ void RecordKeyCounter::on_sample(const Sample& s) {
   agg_.keys_of(s, keys_);
   if (keys_.empty()) return;  // not a CPU sample, or kprof's own
   if (filter_ != nullptr) {
-    if (!filter_->pids.empty() &&
-        std::find(filter_->pids.begin(), filter_->pids.end(), s.pid) == filter_->pids.end()) {
+    const auto c = comms_.find(s.tid);
+    if (!keeps_process(*filter_, s.pid, c != comms_.end() ? c->second : std::string_view())) {
       return;
-    }
-    if (!filter_->comms.empty()) {
-      const auto c = comms_.find(s.tid);
-      const std::string& name = c != comms_.end() ? c->second : std::string();
-      if (std::find(filter_->comms.begin(), filter_->comms.end(), name) == filter_->comms.end()) {
-        return;
-      }
     }
   }
   if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
@@ -81,17 +72,7 @@ Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymb
   const AddressNames names(counter.addresses(), kernel, user);
   const SampleFilter* f = counter.filter();
   auto kept = [&](const AddressNames::Name& n) {
-    if (f == nullptr) return true;
-    auto any = [](const std::vector<std::string>& values, auto&& match) {
-      if (values.empty()) return true;
-      for (const std::string& v : values) {
-        if (match(v)) return true;
-      }
-      return false;
-    };
-    return any(f->dsos,
-               [&](const std::string& d) { return names_image(std::string(n.image), d); }) &&
-           any(f->symbols, [&](const std::string& q) { return names_function(n.function, q); });
+    return f == nullptr || keeps_leaf(*f, n.image, n.function);
   };
   Histogram h;
   h.images.reserve(counter.labels().size());
