@@ -147,7 +147,17 @@ int cmd_report(int argc, char** argv) {
                     "--off-cpu's header",
                 2);
   }
-  Profile profile = load_filtered(file, input, filter);
+  // --sort tid / cpu filter as they count the records (record_key_table).
+  const bool by_records =
+      by_process.by == ProcessSort::By::Tid || by_process.by == ProcessSort::By::Cpu;
+  if (by_records && (per_call || timeline || !html.empty() || app.count("--children") ||
+                     app.count("--callers") || app.count("--callees"))) {
+    throw Error("--sort " + sort +
+                    " is a flat table of its own: without --per-call, --timeline, --html, "
+                    "--children, --callers or --callees",
+                2);
+  }
+  Profile profile = by_records ? load_input(file, input) : load_filtered(file, input, filter);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   // The off-CPU header: what a sample is, and each thread's time on one scale.
@@ -202,7 +212,7 @@ int cmd_report(int argc, char** argv) {
   const Pager pager(no_pager || csv == "-");
   const LineWrapper wrap(csv == "-" ? 0 : opts.line_width);
   if (!graph) {
-    if (by_process.by == ProcessSort::By::Tid || by_process.by == ProcessSort::By::Cpu) {
+    if (by_records) {
       hist.histogram =
           record_key_table(file, profile, filter, input,
                            by_process.by == ProcessSort::By::Tid ? RecordKey::Tid : RecordKey::Cpu,

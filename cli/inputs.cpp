@@ -294,21 +294,31 @@ ElfResolverOptions resolver_options(const InputOptions& options) {
   return elf;
 }
 
-Histogram record_key_table(const std::string& path, const Profile& p, const SampleFilter& filter,
+Histogram record_key_table(const std::string& path, Profile& p, const SampleFilter& filter,
                            const InputOptions& options, RecordKey key, bool functions) {
   // Names only where a row or a filter shows them.
   const bool named = functions || !filter.dsos.empty() || !filter.symbols.empty();
   RecordKeyCounter counter(key, p.run.recorder_pid, &filter, named);
   read_records(path, p, filter, counter, key == RecordKey::Tid ? "--sort tid" : "--sort cpu");
+  Histogram h;
   if (!named) {
     NullUserResolver none;
-    return record_key_histogram(counter, KernelSymbols::parse("", ""), none, false);
+    h = record_key_histogram(counter, KernelSymbols::parse("", ""), none, false);
+  } else {
+    const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
+    ElfResolver resolver(resolver_options(options));
+    h = record_key_histogram(counter, kernel, resolver, functions);
+    for (const std::string& w : resolver.warnings()) {
+      std::fprintf(stderr, "kprof: warning: %s\n", w.c_str());
+    }
   }
-  const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
-  ElfResolver resolver(resolver_options(options));
-  Histogram h = record_key_histogram(counter, kernel, resolver, functions);
-  for (const std::string& w : resolver.warnings()) {
-    std::fprintf(stderr, "kprof: warning: %s\n", w.c_str());
+  if (!filter.empty()) {
+    const uint64_t kept = h.total_samples(), total = counter.seen();
+    const double pct = total ? 100.0 * static_cast<double>(kept) / static_cast<double>(total) : 0;
+    p.run.notices.push_back("filtered (" + filter.describe() + "): " + format_count(kept) + " of " +
+                            format_count(total) + " samples (" +
+                            format_fixed(pct, pct < 10 ? 2 : 1) +
+                            "%) kept, counted from the records; shares are of what remains");
   }
   return h;
 }

@@ -60,9 +60,11 @@ ElfResolverOptions resolver_options(const InputOptions& options);
 // (a .kprof file, loaded as `p`) per thread or CPU, counted from its records
 // (only those `filter.records` keeps) and named as read_records's callers
 // name them: kernel functions from the profile's kallsyms, user functions
-// from the binaries on this machine (warnings to stderr). Throws
-// kprof::Error as read_records does, and exit 1 when nothing is left.
-Histogram record_key_table(const std::string& path, const Profile& p, const SampleFilter& filter,
+// from the binaries on this machine (warnings to stderr). Every filter
+// applies as the samples are counted (`p` is loaded unfiltered: load_input);
+// a notice in p.run.notices says what they kept. Throws kprof::Error as
+// read_records does, and exit 1 when nothing is left.
+Histogram record_key_table(const std::string& path, Profile& p, const SampleFilter& filter,
                            const InputOptions& options, RecordKey key, bool functions);
 
 // --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded

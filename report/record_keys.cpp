@@ -55,12 +55,14 @@ uint32_t RecordKeyCounter::label_of(const Sample& s) {
 void RecordKeyCounter::on_sample(const Sample& s) {
   agg_.keys_of(s, keys_);
   if (keys_.empty()) return;  // not a CPU sample, or kprof's own
+  ++seen_;
   if (filter_ != nullptr) {
     const auto c = comms_.find(s.tid);
     if (!keeps_process(*filter_, s.pid, c != comms_.end() ? c->second : std::string_view())) {
       return;
     }
   }
+  ++counted_;
   if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
   Counts& c = counts_[{label_of(s), leaves_ ? keys_.front() : kNoLeaf}];
   ++c.samples;

@@ -56,6 +56,8 @@ class RecordKeyCounter final : public RecordSink {
   const std::vector<std::string>& labels() const { return labels_; }
   const std::unordered_map<LabelKey, Counts, LabelKeyHash>& counts() const { return counts_; }
   const SampleFilter* filter() const { return filter_; }
+  uint64_t seen() const { return seen_; }        // CPU samples given (kprof's own aside)
+  uint64_t counted() const { return counted_; }  // of them, those --comm and --pid kept
 
  private:
   uint32_t label_of(const Sample& s);
@@ -69,6 +71,7 @@ class RecordKeyCounter final : public RecordSink {
   std::unordered_map<uint64_t, uint32_t> label_ids_;  // tid or cpu -> index into labels_
   std::vector<std::string> labels_;
   std::unordered_map<LabelKey, Counts, LabelKeyHash> counts_;
+  uint64_t seen_ = 0, counted_ = 0;
 };
 
 // The counts as a Histogram (see above), every distinct address named once.

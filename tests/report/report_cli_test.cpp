@@ -301,6 +301,14 @@ TEST(ReportCli, SortByProcess) {
   EXPECT_NE(r.out.find("cpu 0"), std::string::npos) << r.out;
   expect_one_line_error(run_kprof("report '" + rt + "' --sort tid,comm", dir), "report", 2);
   expect_one_line_error(run_kprof("report '" + rt + "' --sort tid --off-cpu", dir), "report", 2);
+  expect_one_line_error(run_kprof("report '" + rt + "' --sort cpu --children", dir), "report", 2);
+  // Every filter applies as the records are counted, --comm on a flat
+  // profile too, and the header says what was kept.
+  r = run_kprof("report '" + rt + "' --sort cpu --comm syscalls --cpu 1 --no-pager", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("filtered (--comm syscalls --cpu 1): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cpu 0"), std::string::npos) << r.out;
   expect_one_line_error(run_kprof("report - --sort tid < '" + rt + "'", dir), "report", 2);
 }
 
