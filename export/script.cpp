@@ -165,10 +165,14 @@ void ScriptWriter::on_sample(const Sample& s) {
   ++seen_;
   const AddressCounts::Key& leaf = keys.front();
   const auto c = comms_.find(s.tid);
-  std::string unknown_comm;  // perf's name for a thread it never saw named
+  std::string unknown_comm;  // perf's names for a thread it never saw named
   if (c == comms_.end()) {
-    unknown_comm = ":";
-    put_number(unknown_comm, s.tid);
+    if (s.tid == 0) {
+      unknown_comm = "swapper";  // the idle task has no COMM record
+    } else {
+      unknown_comm = ":";
+      put_number(unknown_comm, s.tid);
+    }
   }
   const std::string_view comm = c != comms_.end() ? std::string_view(c->second) : unknown_comm;
   if (!wanted(s, leaf, comm)) return;

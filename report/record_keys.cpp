@@ -35,6 +35,12 @@ void RecordKeyCounter::on_fork(const Fork& f) {
   }
 }
 
+std::string_view RecordKeyCounter::comm_of(uint32_t tid) const {
+  const auto c = comms_.find(tid);
+  if (c != comms_.end()) return c->second;
+  return tid == 0 ? "swapper" : "";  // the idle task has no COMM record; perf names it so
+}
+
 uint32_t RecordKeyCounter::label_of(const Sample& s) {
   const uint64_t id = key_ == RecordKey::Tid ? s.tid : s.cpu;
   auto [it, fresh] = label_ids_.try_emplace(id, static_cast<uint32_t>(labels_.size()));
@@ -42,11 +48,8 @@ uint32_t RecordKeyCounter::label_of(const Sample& s) {
     if (key_ == RecordKey::Cpu) {
       labels_.push_back("cpu " + std::to_string(s.cpu));
     } else {
-      const auto c = comms_.find(s.tid);
-      labels_.push_back(std::to_string(s.tid) + " " +
-                        (c != comms_.end() ? c->second
-                         : s.tid == 0      ? std::string("swapper")
-                                           : std::string("?")));
+      const std::string_view name = comm_of(s.tid);
+      labels_.push_back(std::to_string(s.tid) + " " + std::string(name.empty() ? "?" : name));
     }
   }
   return it->second;
@@ -56,12 +59,7 @@ void RecordKeyCounter::on_sample(const Sample& s) {
   agg_.keys_of(s, keys_);
   if (keys_.empty()) return;  // not a CPU sample, or kprof's own
   ++seen_;
-  if (filter_ != nullptr) {
-    const auto c = comms_.find(s.tid);
-    if (!keeps_process(*filter_, s.pid, c != comms_.end() ? c->second : std::string_view())) {
-      return;
-    }
-  }
+  if (filter_ != nullptr && !keeps_process(*filter_, s.pid, comm_of(s.tid))) return;
   ++counted_;
   if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
   Counts& c = counts_[{label_of(s), leaves_ ? keys_.front() : kNoLeaf}];

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -61,6 +62,7 @@ class RecordKeyCounter final : public RecordSink {
 
  private:
   uint32_t label_of(const Sample& s);
+  std::string_view comm_of(uint32_t tid) const;  // "" when never named
 
   RecordKey key_;
   const SampleFilter* filter_;

@@ -133,11 +133,13 @@ TEST(Script, ProcessNamesAsPerfKeepsThem) {
   Records run;
   run.samples.push_back(user_sample(11, 1'000'000'000, 0x401000));  // forked: its parent's name
   run.samples.push_back(user_sample(12, 1'000'000'000, 0x401000));  // never named
+  run.samples.push_back(user_sample(0, 1'000'000'000, 0x401000));   // the idle task
   run.samples.push_back(user_sample(99, 1'000'000'000, 0x401000));  // kprof's own: left out
   const std::string out = script(run, false, parse_script_fields("comm,tid"));
   EXPECT_EQ(out,
             "             app    11 \n"
-            "             :12    12 \n");
+            "             :12    12 \n"
+            "         swapper     0 \n");
 }
 
 TEST(Script, FiltersByProcessImageAndFunction) {

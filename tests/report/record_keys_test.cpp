@@ -51,6 +51,7 @@ void replay(RecordSink& sink) {
   sink.on_sample(sample(11, 1, 0x400100));
   sink.on_sample(sample(21, 1, kKernel, Mode::Kernel));
   sink.on_sample(sample(99, 0, kKernel, Mode::Kernel));
+  sink.on_sample(sample(0, 0, kKernel, Mode::Kernel));  // the idle task: no COMM record
 }
 
 // Rows as "LABEL|FUNCTION" -> samples.
@@ -68,21 +69,28 @@ std::map<std::string, uint64_t> rows(RecordKey key, bool functions,
 }
 
 TEST(RecordKeys, ThreadsNamedAsPerfNamesThem) {
-  const std::map<std::string, uint64_t> want = {{"10 app|", 4}, {"11 app|", 1}, {"21 db|", 1}};
+  const std::map<std::string, uint64_t> want = {
+      {"10 app|", 4}, {"11 app|", 1}, {"21 db|", 1}, {"0 swapper|", 1}};
   EXPECT_EQ(rows(RecordKey::Tid, false), want);
 }
 
 TEST(RecordKeys, ThreadsAndTheirLeafFunctions) {
-  const std::map<std::string, uint64_t> want = {
-      {"10 app|low", 3}, {"10 app|high", 1}, {"11 app|low", 1}, {"21 db|do_syscall_64", 1}};
+  const std::map<std::string, uint64_t> want = {{"10 app|low", 3},
+                                                {"10 app|high", 1},
+                                                {"11 app|low", 1},
+                                                {"21 db|do_syscall_64", 1},
+                                                {"0 swapper|do_syscall_64", 1}};
   EXPECT_EQ(rows(RecordKey::Tid, true), want);
 }
 
 TEST(RecordKeys, Cpus) {
-  const std::map<std::string, uint64_t> want = {{"cpu 0|", 3}, {"cpu 1|", 3}};
+  const std::map<std::string, uint64_t> want = {{"cpu 0|", 4}, {"cpu 1|", 3}};
   EXPECT_EQ(rows(RecordKey::Cpu, false), want);
-  const std::map<std::string, uint64_t> by_function = {
-      {"cpu 0|low", 3}, {"cpu 1|low", 1}, {"cpu 1|high", 1}, {"cpu 1|do_syscall_64", 1}};
+  const std::map<std::string, uint64_t> by_function = {{"cpu 0|low", 3},
+                                                       {"cpu 0|do_syscall_64", 1},
+                                                       {"cpu 1|low", 1},
+                                                       {"cpu 1|high", 1},
+                                                       {"cpu 1|do_syscall_64", 1}};
   EXPECT_EQ(rows(RecordKey::Cpu, true), by_function);
 }
 
@@ -101,6 +109,9 @@ TEST(RecordKeys, FiltersByProcessImageAndFunction) {
   symbol.symbols = {"high"};
   EXPECT_EQ(rows(RecordKey::Tid, false, &symbol),
             (std::map<std::string, uint64_t>{{"10 app|", 1}}));
+  SampleFilter idle;
+  idle.comms = {"swapper"};
+  EXPECT_EQ(rows(RecordKey::Cpu, false, &idle), (std::map<std::string, uint64_t>{{"cpu 0|", 1}}));
   SampleFilter none;
   none.comms = {"postgres"};
   try {
