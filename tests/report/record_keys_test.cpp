@@ -103,8 +103,9 @@ TEST(RecordKeys, FiltersByProcessImageAndFunction) {
   EXPECT_EQ(rows(RecordKey::Cpu, false, &pid), (std::map<std::string, uint64_t>{{"cpu 1|", 1}}));
   SampleFilter dso;
   dso.dsos = {"[kernel.kallsyms]"};
-  EXPECT_EQ(rows(RecordKey::Cpu, true, &dso),
-            (std::map<std::string, uint64_t>{{"cpu 1|do_syscall_64", 1}}));
+  EXPECT_EQ(
+      rows(RecordKey::Cpu, true, &dso),
+      (std::map<std::string, uint64_t>{{"cpu 0|do_syscall_64", 1}, {"cpu 1|do_syscall_64", 1}}));
   SampleFilter symbol;
   symbol.symbols = {"high"};
   EXPECT_EQ(rows(RecordKey::Tid, false, &symbol),

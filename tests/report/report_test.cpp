@@ -474,7 +474,10 @@ TEST(Report, ProcessSortKeys) {
   EXPECT_EQ(parse_process_sort("comm").by, ProcessSort::By::Comm);
   EXPECT_FALSE(parse_process_sort("comm").functions);
   EXPECT_TRUE(parse_process_sort("pid,function").functions);
-  for (const char* bad : {"tid", "cpu", "comm,image", "comm,", "function,comm"}) {
+  EXPECT_EQ(parse_process_sort("tid").by, ProcessSort::By::Tid);
+  EXPECT_EQ(parse_process_sort("cpu,function").by, ProcessSort::By::Cpu);
+  EXPECT_TRUE(parse_process_sort("cpu,function").functions);
+  for (const char* bad : {"tid,image", "cpu,", "comm,image", "comm,", "function,comm"}) {
     try {
       parse_process_sort(bad);
       ADD_FAILURE() << bad << " accepted";
