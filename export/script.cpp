@@ -107,17 +107,12 @@ ScriptWriter::~ScriptWriter() = default;
 
 void ScriptWriter::on_comm(const Comm& c) {
   agg_.on_comm(c);
-  comms_[c.tid] = c.comm;
+  threads_.on_comm(c);
 }
 
 void ScriptWriter::on_fork(const Fork& f) {
   agg_.on_fork(f);
-  // A new thread or process is named as the one it was forked from, until
-  // its own COMM (exec, prctl) says otherwise.
-  if (auto parent = comms_.find(f.ptid); parent != comms_.end()) {
-    std::string name = parent->second;
-    comms_[f.tid] = std::move(name);
-  }
+  threads_.on_fork(f);
 }
 
 bool ScriptWriter::wanted(const Sample& s, const AddressCounts::Key& leaf_key,
@@ -164,17 +159,13 @@ void ScriptWriter::on_sample(const Sample& s) {
   if (keys.empty()) return;  // not a CPU sample, or kprof's own
   ++seen_;
   const AddressCounts::Key& leaf = keys.front();
-  const auto c = comms_.find(s.tid);
-  std::string unknown_comm;  // perf's names for a thread it never saw named
-  if (c == comms_.end()) {
-    if (s.tid == 0) {
-      unknown_comm = "swapper";  // the idle task has no COMM record
-    } else {
-      unknown_comm = ":";
-      put_number(unknown_comm, s.tid);
-    }
+  std::string_view comm = threads_.of(s.tid);
+  std::string unknown_comm;  // perf's name for a thread it never saw named
+  if (comm.empty()) {
+    unknown_comm = ":";
+    put_number(unknown_comm, s.tid);
+    comm = unknown_comm;
   }
-  const std::string_view comm = c != comms_.end() ? std::string_view(c->second) : unknown_comm;
   if (!wanted(s, leaf, comm)) return;
   ++printed_;
 

@@ -29,11 +29,11 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/aggregate.h"
 #include "core/model.h"
+#include "core/thread_names.h"
 #include "report/filter.h"
 
 namespace kprof {
@@ -97,7 +97,7 @@ class ScriptWriter final : public RecordSink {
   };
   static constexpr size_t kTexts = 4096;  // a power of two
   std::vector<NameText> texts_ = std::vector<NameText>(kTexts);
-  std::unordered_map<uint32_t, std::string> comms_;  // tid -> its name, as perf keeps it
+  ThreadNames threads_;
   std::string buf_;
   uint64_t printed_ = 0, seen_ = 0;
 };

@@ -23,22 +23,12 @@ RecordKeyCounter::RecordKeyCounter(RecordKey key, uint32_t leave_out_pid,
 
 void RecordKeyCounter::on_comm(const Comm& c) {
   agg_.on_comm(c);
-  comms_[c.tid] = c.comm;
+  threads_.on_comm(c);
 }
 
 void RecordKeyCounter::on_fork(const Fork& f) {
   agg_.on_fork(f);
-  // Named as the thread it was forked from until its own COMM, as perf does.
-  if (auto parent = comms_.find(f.ptid); parent != comms_.end()) {
-    std::string name = parent->second;
-    comms_[f.tid] = std::move(name);
-  }
-}
-
-std::string_view RecordKeyCounter::comm_of(uint32_t tid) const {
-  const auto c = comms_.find(tid);
-  if (c != comms_.end()) return c->second;
-  return tid == 0 ? "swapper" : "";  // the idle task has no COMM record; perf names it so
+  threads_.on_fork(f);
 }
 
 uint32_t RecordKeyCounter::label_of(const Sample& s) {
@@ -48,7 +38,7 @@ uint32_t RecordKeyCounter::label_of(const Sample& s) {
     if (key_ == RecordKey::Cpu) {
       labels_.push_back("cpu " + std::to_string(s.cpu));
     } else {
-      const std::string_view name = comm_of(s.tid);
+      const std::string_view name = threads_.of(s.tid);
       labels_.push_back(std::to_string(s.tid) + " " + std::string(name.empty() ? "?" : name));
     }
   }
@@ -59,7 +49,7 @@ void RecordKeyCounter::on_sample(const Sample& s) {
   agg_.keys_of(s, keys_);
   if (keys_.empty()) return;  // not a CPU sample, or kprof's own
   ++seen_;
-  if (filter_ != nullptr && !keeps_process(*filter_, s.pid, comm_of(s.tid))) return;
+  if (filter_ != nullptr && !keeps_process(*filter_, s.pid, threads_.of(s.tid))) return;
   ++counted_;
   if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
   Counts& c = counts_[{label_of(s), leaves_ ? keys_.front() : kNoLeaf}];

@@ -25,6 +25,7 @@
 #include "core/aggregate.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
+#include "core/thread_names.h"
 #include "report/filter.h"
 
 namespace kprof {
@@ -62,14 +63,13 @@ class RecordKeyCounter final : public RecordSink {
 
  private:
   uint32_t label_of(const Sample& s);
-  std::string_view comm_of(uint32_t tid) const;  // "" when never named
 
   RecordKey key_;
   const SampleFilter* filter_;
   bool leaves_;
   AddressAggregator agg_;
   std::vector<AddressCounts::Key> keys_;
-  std::unordered_map<uint32_t, std::string> comms_;   // tid -> its name, as perf keeps it
+  ThreadNames threads_;
   std::unordered_map<uint64_t, uint32_t> label_ids_;  // tid or cpu -> index into labels_
   std::vector<std::string> labels_;
   std::unordered_map<LabelKey, Counts, LabelKeyHash> counts_;
