@@ -317,6 +317,26 @@ KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
   return {images_[s.module], name_at(s.name)};
 }
 
+std::optional<KernelSymbols::Extent> KernelSymbols::extent(uint64_t addr) const {
+  const Hit hit = lookup(addr);
+  if (hit.function == kUnknown) return std::nullopt;
+  // The named symbol is the last one at or below addr with that name.
+  auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
+                             [](uint64_t a, const Sym& s) { return a < s.addr; });
+  while (it != syms_.begin() && name_at(std::prev(it)->name) != hit.function) --it;
+  if (it == syms_.begin()) return std::nullopt;
+  const uint64_t start = std::prev(it)->addr;
+  uint64_t end = start + kMaxFunctionBytes;
+  if (it != syms_.end()) end = std::min(end, it->addr);
+  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
+                                [](uint64_t a, const Range& r) { return a < r.start; });
+  if (range != ranges_.begin() && addr < std::prev(range)->end) {
+    end = std::min(end, std::prev(range)->end);
+  }
+  if (end <= addr) end = addr + 1;
+  return Extent{start, end};
+}
+
 bool KernelSymbols::in_boot_static_text(uint64_t addr) const {
   if (hidden_) return true;
   if (addr >= kernel_first_ && addr <= kernel_last_) return true;

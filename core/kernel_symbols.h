@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,13 @@ class KernelSymbols {
   static KernelSymbols parse(std::string_view kallsyms, std::string_view modules);
 
   Hit lookup(uint64_t addr) const;
+  // The extent of the function lookup(addr) names: from its symbol's address
+  // to the next symbol's (or its module's end), at most 1 MiB; nullopt where
+  // lookup() says "[unknown]". For reading a function's code (kprof annotate).
+  struct Extent {
+    uint64_t start = 0, end = 0;
+  };
+  std::optional<Extent> extent(uint64_t addr) const;
   // Whether the snapshot's answer for addr holds for the whole boot: addr lies
   // between the kernel image's first and last function symbols, or inside a
   // /proc/modules range (true as well when addresses are hidden: nothing

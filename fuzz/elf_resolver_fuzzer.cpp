@@ -3,6 +3,8 @@
 // it), an ElfResolver without debug dirs resolves a few addresses in a
 // mapping of it, and the in-memory path parses the same bytes directly, also
 // as a bare call-frame section (the FDE reader of symbolizer/eh_frame.h).
+// What kprof annotate reads of a function found there goes through the same
+// bytes: its code (read_code, then Capstone) and its source lines (libdw).
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "symbolizer/eh_frame.h"
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
+#include "symbolizer/function_code.h"
 
 namespace {
 
@@ -57,6 +60,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string build_id;
   auto names = resolver.resolve(m, ips, &build_id);
   if (names.size() != std::size(ips)) abort();
+  if (auto at = resolver.locate(m, 0x400000 + (steer & 0xfffff))) {
+    std::string why;
+    if (auto code = symbolizer::read_code(at->file, at->start, at->end, &why)) {
+      symbolizer::disassemble_x86_64(*code, at->start, &why);
+    }
+    const auto lines = symbolizer::SourceLines::open(at->file, &why);
+    lines.at(at->start);
+    lines.at(steer);
+  }
   m.build_id = "00ff";
   m.pgoff = steer & ~uint64_t{0xfff};
   resolver.resolve(m, ips, nullptr);

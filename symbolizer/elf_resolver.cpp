@@ -37,6 +37,8 @@ struct LoadedImage {
   // covers "<fde_prefix>+0x<start>" (the file's base name).
   symbolizer::FdeTable fdes;
   std::string fde_prefix;
+  std::string path;        // the file read
+  std::string debug_path;  // the separate debug file read, "" when none
 };
 
 constexpr std::string_view kDeleted = " (deleted)";
@@ -109,11 +111,15 @@ struct ElfResolver::Impl {
   LoadedImage* cached_copy(const std::string& path, const std::string& build_id);
   std::unique_ptr<LoadedImage> load_file(const std::string& path, const std::string& name);
   std::unique_ptr<LoadedImage> load_vdso();
-  ElfFile find_debug_file(const std::string& path, const ElfInfo& info);
+  // The debug file found is named in *found.
+  ElfFile find_debug_file(const std::string& path, const ElfInfo& info, std::string* found);
   ElfFile try_debug_candidate(const std::string& cand, const std::string& path, const ElfInfo& info,
                               bool check_crc);
   void fill(LoadedImage& img, const ElfFile& file, const ElfInfo& info, const ElfFile* debug,
             std::string name);
+  // The image a mapping's user ips are named from, its build-id checked
+  // against the recorded one (*path: the path read); null when unusable.
+  LoadedImage* checked_image(const Mmap& mapping, std::string* path, std::string* build_id);
 };
 
 ElfResolver::ElfResolver(ElfResolverOptions options) : impl_(std::make_unique<Impl>()) {
@@ -169,8 +175,9 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& pat
   }
   ElfInfo info = symbolizer::read_elf_info(file.elf());
   ElfFile debug;
-  if (!info.has_symtab) debug = find_debug_file(path, info);
+  if (!info.has_symtab) debug = find_debug_file(path, info, &img->debug_path);
   fill(*img, file, info, debug ? &debug : nullptr, name);
+  img->path = path;
   if (img->symbols.empty() && img->fdes.empty()) {
     warn(path, path + ": no function symbols (.symtab, .dynsym, debug file or .eh_frame)");
   }
@@ -195,12 +202,16 @@ ElfFile ElfResolver::Impl::try_debug_candidate(const std::string& cand, const st
   return debug;
 }
 
-ElfFile ElfResolver::Impl::find_debug_file(const std::string& path, const ElfInfo& info) {
+ElfFile ElfResolver::Impl::find_debug_file(const std::string& path, const ElfInfo& info,
+                                           std::string* found) {
   const std::string& id = info.build_id;
   if (id.size() > 2) {
     for (const std::string& dir : options.debug_dirs) {
       std::string cand = dir + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
-      if (ElfFile f = try_debug_candidate(cand, path, info, false)) return f;
+      if (ElfFile f = try_debug_candidate(cand, path, info, false)) {
+        *found = cand;
+        return f;
+      }
     }
   }
   if (info.debuglink.empty() || info.debuglink.find('/') != std::string::npos) return {};
@@ -218,7 +229,10 @@ ElfFile ElfResolver::Impl::find_debug_file(const std::string& path, const ElfInf
       cands.push_back(ddir + (dir.starts_with("/") ? "" : "/") + dir + "/" + info.debuglink);
     }
     for (const std::string& cand : cands) {
-      if (ElfFile f = try_debug_candidate(cand, path, info, true)) return f;
+      if (ElfFile f = try_debug_candidate(cand, path, info, true)) {
+        *found = cand;
+        return f;
+      }
     }
   }
   return {};
@@ -282,33 +296,39 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
   return img;
 }
 
-std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<const uint64_t> ips,
+LoadedImage* ElfResolver::Impl::checked_image(const Mmap& mapping, std::string* path_read,
                                               std::string* build_id) {
-  std::vector<std::string> names(ips.size());
   std::string path = mapping.filename;
   if (path != "[vdso]") {
-    if (is_pseudo_file(path)) return names;
+    if (is_pseudo_file(path)) return nullptr;
     if (ends_with(path, kDeleted)) {
       std::string live = path.substr(0, path.size() - kDeleted.size());
-      impl_->warn(path,
-                  path + ": file was deleted after it was mapped; reading " + live + " instead");
+      warn(path, path + ": file was deleted after it was mapped; reading " + live + " instead");
       path = std::move(live);
     }
   }
   const std::string recorded = lower(mapping.build_id);
   // perf's copy of the recorded build first, as perf report reads it.
-  LoadedImage* cached = path == "[vdso]" ? nullptr : impl_->cached_copy(path, recorded);
-  LoadedImage& img = cached ? *cached : impl_->image(path);
-  if (!img.ok) return names;
-
+  LoadedImage* cached = path == "[vdso]" ? nullptr : cached_copy(path, recorded);
+  LoadedImage& img = cached ? *cached : image(path);
+  if (!img.ok) return nullptr;
   if (!recorded.empty() && !img.build_id.empty() && !build_ids_match(recorded, img.build_id)) {
-    impl_->warn(path + "\n" + recorded,
-                path + ": build-id differs from the recording's (binary changed since?)");
+    warn(path + "\n" + recorded,
+         path + ": build-id differs from the recording's (binary changed since?)");
     if (build_id) *build_id = recorded;
-    return names;
+    return nullptr;
   }
   if (build_id) *build_id = img.build_id.empty() ? recorded : img.build_id;
+  if (path_read) *path_read = std::move(path);
+  return &img;
+}
 
+std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<const uint64_t> ips,
+                                              std::string* build_id) {
+  std::vector<std::string> names(ips.size());
+  LoadedImage* found = impl_->checked_image(mapping, nullptr, build_id);
+  if (!found) return names;
+  LoadedImage& img = *found;
   for (size_t i = 0; i < ips.size(); ++i) {
     uint64_t ip = ips[i];
     if (ip < mapping.start) continue;
@@ -328,6 +348,28 @@ std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<con
     names[i] = it->second;
   }
   return names;
+}
+
+}  // namespace kprof
+
+namespace kprof {
+
+std::optional<ElfResolver::CodeLocation> ElfResolver::locate(const Mmap& mapping, uint64_t ip) {
+  std::string path;
+  LoadedImage* img = impl_->checked_image(mapping, &path, nullptr);
+  if (!img || path == "[vdso]" || ip < mapping.start) return std::nullopt;
+  auto vaddr = symbolizer::file_offset_to_vaddr(img->segments, ip - mapping.start + mapping.pgoff);
+  if (!vaddr) return std::nullopt;
+  auto x = img->symbols.extent(*vaddr);
+  if (!x) return std::nullopt;
+  CodeLocation at{
+      .file = img->path,
+      .debug_file = img->debug_path,
+      .function = impl_->options.demangle ? symbolizer::demangle(x->name) : std::string(x->name),
+      .start = x->addr,
+      .end = x->end,
+      .bias = ip - *vaddr};
+  return at;
 }
 
 }  // namespace kprof

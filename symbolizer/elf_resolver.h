@@ -23,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,21 @@ class ElfResolver : public UserSymbolResolver {
 
   std::vector<std::string> resolve(const Mmap& mapping, std::span<const uint64_t> ips,
                                    std::string* build_id) override;
+
+  // Where the function around a user ip lies, to read its code (kprof
+  // annotate): the file the mapping's bytes come from (perf's cached copy
+  // of the recorded build first, as resolve() reads it), its separate debug
+  // file if one was found, and the function's extent in file virtual
+  // addresses. nullopt (with a warning) when resolve() would not name it, or
+  // for "[vdso]", whose code is not in a file.
+  struct CodeLocation {
+    std::string file;
+    std::string debug_file;  // "" when none was found (or none needed)
+    std::string function;    // demangled as resolve() names it
+    uint64_t start = 0, end = 0;
+    uint64_t bias = 0;  // a run-time address less bias is its file virtual address
+  };
+  std::optional<CodeLocation> locate(const Mmap& mapping, uint64_t ip);
 
   // One line per problem met ("/usr/bin/x: build-id differs from the recording's").
   const std::vector<std::string>& warnings() const;

@@ -53,19 +53,36 @@ void SymbolTable::finish() {
   entries_.shrink_to_fit();
 }
 
-std::string_view SymbolTable::lookup(uint64_t vaddr) const {
+SymbolTable::Extent SymbolTable::extent_of(size_t index) const {
+  const Entry& e = entries_[index];
+  uint64_t end = e.addr + e.size;
+  if (e.size == 0) {
+    // Zero-sized: up to the next symbol; the last is bounded by nothing, so
+    // it claims only nearby addresses rather than the rest of the space.
+    end = index + 1 < entries_.size() ? entries_[index + 1].addr : e.addr + 4096;
+  }
+  return {e.addr, end < e.addr ? UINT64_MAX : end, name_of(e)};
+}
+
+std::optional<SymbolTable::Extent> SymbolTable::extent(uint64_t vaddr) const {
   auto it = std::upper_bound(entries_.begin(), entries_.end(), vaddr,
                              [](uint64_t v, const Entry& e) { return v < e.addr; });
-  if (it == entries_.begin()) return {};
-  const Entry& e = *std::prev(it);
-  if (e.size != 0) {
-    if (vaddr - e.addr >= e.size) return {};
-  } else if (it == entries_.end()) {
-    // Zero-sized and last: nothing bounds it, so only claim nearby addresses
-    // rather than everything up to the end of the address space.
-    if (vaddr - e.addr >= 4096) return {};
+  if (it == entries_.begin()) return std::nullopt;
+  const Extent x = extent_of(static_cast<size_t>(it - entries_.begin()) - 1);
+  if (vaddr >= x.end) return std::nullopt;
+  return x;
+}
+
+std::string_view SymbolTable::lookup(uint64_t vaddr) const {
+  auto x = extent(vaddr);
+  return x ? x->name : std::string_view{};
+}
+
+std::optional<SymbolTable::Extent> SymbolTable::find(std::string_view name) const {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (name_of(entries_[i]) == name) return extent_of(i);
   }
-  return name_of(e);
+  return std::nullopt;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,18 @@ class SymbolTable {
   // The view lives as long as the table.
   std::string_view lookup(uint64_t vaddr) const;
 
+  // A function's extent: [addr, end) and its raw name (a view into the table).
+  // A zero-sized symbol ends at the next one (the last: 4 KiB on).
+  struct Extent {
+    uint64_t addr = 0, end = 0;
+    std::string_view name;
+  };
+  // The function covering `vaddr` (as lookup() finds it), or nullopt.
+  std::optional<Extent> extent(uint64_t vaddr) const;
+  // The function named `name` exactly (raw, as in the file), or nullopt;
+  // a linear search, for one-off lookups (kprof annotate --vmlinux).
+  std::optional<Extent> find(std::string_view name) const;
+
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
 
@@ -44,6 +57,7 @@ class SymbolTable {
     return {names_.data() + e.name_off, e.name_len};
   }
   bool better(const Entry& a, const Entry& b) const;  // a is the preferred alias
+  Extent extent_of(size_t index) const;
 
   std::vector<Entry> entries_;
   std::string names_;  // all names, back to back

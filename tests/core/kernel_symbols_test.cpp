@@ -166,5 +166,24 @@ TEST(Kallsyms, BootStaticTextWhenAddressesAreHiddenOrAbsent) {
   EXPECT_FALSE(empty.in_boot_static_text(0xffffffff81000000ULL));
 }
 
+TEST(Kallsyms, ExtentRunsToTheNextSymbolOrTheModulesEnd) {
+  const auto ks = KernelSymbols::parse(
+      "ffffffff81001000 T first\nffffffff81001040 T second\nffffffff81002000 T last\n"
+      "ffffffffc0a01000 t ext4_fn\t[ext4]\n",
+      "ext4 8192 0 - Live 0xffffffffc0a00000\n");
+  auto x = ks.extent(0xffffffff81001010ULL);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->start, 0xffffffff81001000ULL);
+  EXPECT_EQ(x->end, 0xffffffff81001040ULL);
+  x = ks.extent(0xffffffff81002010ULL);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->end - x->start, 1u << 20) << "the last symbol: at most 1 MiB";
+  x = ks.extent(0xffffffffc0a01010ULL);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->start, 0xffffffffc0a01000ULL);
+  EXPECT_EQ(x->end, 0xffffffffc0a02000ULL) << "the module's range ends after its 8 KiB";
+  EXPECT_FALSE(ks.extent(0xffffffff80000000ULL)) << "before any symbol: [unknown]";
+}
+
 }  // namespace
 }  // namespace kprof

@@ -20,6 +20,7 @@
 #include "symbolizer/elf_file.h"
 #include "symbolizer/elf_resolver.h"
 #include "symbolizer/profile_symbols.h"
+#include "tests/symbolizer/self_mapping.h"
 
 namespace fs = std::filesystem;
 
@@ -41,29 +42,6 @@ __attribute__((noinline, used)) uint64_t namespaced_function(uint64_t a, double 
 
 namespace kprof {
 namespace {
-
-// The mapping of this process that contains `addr`, as a recorded Mmap.
-std::optional<Mmap> mapping_of(const void* addr) {
-  auto a = reinterpret_cast<uintptr_t>(addr);
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    unsigned long long start = 0, end = 0, off = 0;
-    char perms[8] = {};
-    int path_at = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-                    &path_at) < 4) {
-      continue;
-    }
-    if (a < start || a >= end) continue;
-    Mmap m;
-    m.start = start;
-    m.len = end - start;
-    m.pgoff = off;
-    m.filename = path_at > 0 ? line.substr(path_at) : "";
-    return m;
-  }
-  return std::nullopt;
-}
 
 std::string resolve_one(ElfResolver& r, const Mmap& m, uint64_t ip,
                         std::string* build_id = nullptr) {
