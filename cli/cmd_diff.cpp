@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/annotate_input.h"
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/parse.h"
@@ -180,6 +182,37 @@ int diff_per_call(const DiffInput& in, const std::string& csv_path, const std::s
   return 0;
 }
 
+// kprof diff --annotate FUNC: the function per instruction on each side
+// (report/annotate.h), the runs of a kernel added up.
+int diff_annotate(const DiffInput& in, const std::string& function, const SampleFilter& filter,
+                  const std::vector<std::string>& vmlinux, const std::vector<std::string>& labels,
+                  size_t top, bool no_pager) {
+  if (!vmlinux.empty() && vmlinux.size() != in.sides.size()) {
+    throw Error("got " + std::to_string(vmlinux.size()) + " --vmlinux for " +
+                    std::to_string(in.sides.size()) + " kernels: give one per kernel, in order",
+                2);
+  }
+  std::vector<Annotation> sides;
+  std::vector<std::string> names;
+  for (size_t s = 0; s < in.sides.size(); ++s) {
+    std::vector<Annotation> runs;
+    for (const DiffRun& run : in.sides[s].runs) {
+      runs.push_back(annotate_profile(run.source, function, filter,
+                                      {.vmlinux = vmlinux.empty() ? "" : vmlinux[s]}));
+    }
+    sides.push_back(merge_annotations(std::move(runs)));
+    names.push_back(s < labels.size() ? labels[s]
+                    : in.sides[s].runs.size() == 1
+                        ? std::filesystem::path(in.sides[s].runs[0].source).filename().string()
+                        : "kernel " + std::to_string(s + 1));
+  }
+  const Pager pager(no_pager);
+  write_annotation_diff(std::cout, sides, names, top);
+  std::cout.flush();
+  if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
+  return 0;
+}
+
 int cmd_diff(int argc, char** argv) {
   CLI::App app{
       "Compare profiles of the same workload under two or more kernels.\n"
@@ -256,6 +289,16 @@ int cmd_diff(int argc, char** argv) {
                "with the same statistics (needs kprof record --off-cpu); with --children, "
                "--callers, --csv, --json, --html, --folded");
 
+  std::string annotate_function;
+  std::vector<std::string> vmlinux;
+  app.add_option("--annotate", annotate_function,
+                 "compare FUNC's samples per instruction (or per source line where the code "
+                 "differs) side by side; .kprof recordings only");
+  app.add_option("--vmlinux", vmlinux,
+                 "with --annotate: each kernel's unstripped image, in order, for kernel "
+                 "functions' code")
+      ->allow_extra_args(false);
+
   std::string sections_list;
   app.add_option("--sections", sections_list,
                  "the parts of the text diff to print, comma-separated (default all): env (what "
@@ -289,6 +332,10 @@ int cmd_diff(int argc, char** argv) {
     throw Error("got " + std::to_string(labels.size()) + " --label for " +
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
+  if (!annotate_function.empty()) {
+    return diff_annotate(in, annotate_function, filter, vmlinux, labels, opts.top, no_pager);
+  }
+  if (!vmlinux.empty()) throw Error("--vmlinux goes with --annotate", 2);
   // Each run's off-CPU time, per side, for the default diff's short section.
   std::vector<std::vector<std::optional<OffCpu>>> off_cpu_runs(in.sides.size());
   std::vector<DiffSide> off_cpu_sides(in.sides.size());  // --html: the runs' off-CPU time

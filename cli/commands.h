@@ -13,6 +13,7 @@ int cmd_diff(int argc, char** argv);
 int cmd_symbolize(int argc, char** argv);  // names a profile's samples again (symbolizer/finish.h)
 int cmd_export(int argc, char** argv);     // folded stacks, pprof (export/export.h)
 int cmd_import(int argc, char** argv);     // perf.data -> .kprof (importer/import.h)
-int cmd_script(int argc, char** argv);  // each sample, as perf script prints it (export/script.h)
+int cmd_script(int argc, char** argv);    // each sample, as perf script prints it (export/script.h)
+int cmd_annotate(int argc, char** argv);  // one function per instruction (report/annotate.h)
 
 }  // namespace kprof::cli

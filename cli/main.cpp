@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  info       everything a profile knows about its run\n"
     "  export     a profile's stacks for other tools: folded (flame graphs), pprof\n"
     "  script     a recording's samples one by one, as perf script prints them\n"
+    "  annotate   one function's samples per instruction, with its source lines\n"
     "  symbolize  name a profile's samples again here (e.g. one cut short by kill -9)\n"
     "  import     convert a perf.data into a self-contained .kprof profile\n"
     "  events     events this machine knows, and which of them open here\n"
@@ -40,7 +41,7 @@ constexpr Command kCommands[] = {
     {"diff", kprof::cli::cmd_diff},     {"info", kprof::cli::cmd_info},
     {"events", kprof::cli::cmd_events}, {"symbolize", kprof::cli::cmd_symbolize},
     {"export", kprof::cli::cmd_export}, {"import", kprof::cli::cmd_import},
-    {"script", kprof::cli::cmd_script},
+    {"script", kprof::cli::cmd_script}, {"annotate", kprof::cli::cmd_annotate},
 };
 
 }  // namespace

@@ -28,7 +28,7 @@ dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x $deb"; exit 1; }
 
 # What it holds.
 [[ -x $root/usr/bin/kprof ]] || fail "no usr/bin/kprof"
-for cmd in "" -record -report -diff -info -export -script -symbolize -import -events; do
+for cmd in "" -record -report -diff -info -export -script -annotate -symbolize -import -events; do
   page=$root/usr/share/man/man1/kprof$cmd.1
   [[ -f $page ]] || { fail "no man page kprof$cmd.1"; continue; }
   if command -v man >/dev/null; then
