@@ -67,8 +67,9 @@ void add_options(CLI::App& app, Args& a) {
   app.prefix_command();  // the workload's own options pass through untouched
   app.footer("usage: kprof record [options] [--] CMD [ARGS...]");
   app.add_option("-e,--event", a.rec.event,
-                 "event to sample: perf or libpfm4 name, NAME:PERIOD (default CPU_CLK_UNHALTED; "
-                 "cpu-clock where there is no hardware PMU)");
+                 "event to sample: perf or libpfm4 name, NAME:PERIOD, or a tracepoint "
+                 "SUBSYSTEM:EVENT (sched:sched_switch: every hit a sample) (default "
+                 "CPU_CLK_UNHALTED; cpu-clock where there is no hardware PMU)");
   app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")->check(whole_number(1));
   // Above the kernel's maximum a rate is lowered to it, with a notice
   // (collector/recorder.cpp); below 1 it is an error that names the range.

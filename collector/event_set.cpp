@@ -162,7 +162,8 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
     if (attempt >= 4) fail(req, c, f);
     if (f.err == EINVAL && c.build_id) {
       c.build_id = false;  // kernels before 5.12 have no MMAP2 build-ids
-    } else if (is_missing_event_error(f.err) && !c.event.is_software()) {
+    } else if (is_missing_event_error(f.err) && !c.event.is_software() &&
+               !c.event.is_tracepoint()) {
       info->fell_back = true;
       info->fallback_reason =
           "no hardware PMU (" + errno_name(f.err) + " opening " + c.event.name + ")";

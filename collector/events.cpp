@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "collector/perf_event.h"
+#include "collector/tracefs.h"
 #include "core/error.h"
 
 namespace kprof::collector {
@@ -137,6 +138,47 @@ bool ResolvedEvent::is_software() const {
   return type == PERF_TYPE_SOFTWARE;
 }
 
+bool ResolvedEvent::is_tracepoint() const {
+  return type == PERF_TYPE_TRACEPOINT;
+}
+
+namespace {
+
+bool tracepoint_part(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+}  // namespace
+
+std::optional<ResolvedEvent> resolve_tracepoint(std::string_view name) {
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos || !tracepoint_part(name.substr(0, colon)) ||
+      !tracepoint_part(name.substr(colon + 1))) {
+    return std::nullopt;
+  }
+  const std::string subsystem(name.substr(0, colon)), event(name.substr(colon + 1));
+  bool mounted = false;
+  const std::string tracefs = find_tracefs(&mounted);
+  if (tracefs.empty()) {
+    throw Error("event '" + std::string(name) +
+                "' is a tracepoint, and tracefs is not mounted (as root: mount -t tracefs nodev "
+                "/sys/kernel/tracing, or run kprof record as root)");
+  }
+  const auto id = tracepoint_id(tracefs, subsystem, event);
+  if (!id) {
+    throw Error("no tracepoint '" + std::string(name) + "' in " + tracefs + "/events (`ls " +
+                tracefs + "/events/" + subsystem +
+                "` lists that subsystem's; kprof events lists the other events)");
+  }
+  ResolvedEvent ev;
+  ev.name = std::string(name);
+  ev.type = PERF_TYPE_TRACEPOINT;
+  ev.config = *id;
+  return ev;
+}
+
 ResolvedEvent resolve_event(const PfmScope&, std::string_view spec_text) {
   EventSpec spec = parse_event_spec(spec_text.empty() ? kDefaultEvent : spec_text);
   ResolvedEvent ev;
@@ -152,6 +194,12 @@ ResolvedEvent resolve_event(const PfmScope&, std::string_view spec_text) {
   }
   perf_event_attr attr;
   if (!pfm_encode(name, attr, &ev.name)) {
+    if (auto tp = resolve_tracepoint(name)) {
+      tp->period = ev.period;
+      tp->exclude_kernel = ev.exclude_kernel;
+      tp->exclude_user = ev.exclude_user;
+      return *tp;
+    }
     throw Error("unknown event '" + spec.name +
                 "' (kprof events lists the events of this machine)");
   }

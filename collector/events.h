@@ -4,8 +4,10 @@
 // Accepted spellings: perf generic names (cycles, instructions, cpu-clock,
 // task-clock, ...), any libpfm4 name for the PMUs of this machine
 // ("amd64_fam19h_zen4::RETIRED_INSTRUCTIONS", "perf::PERF_COUNT_HW_CPU_CYCLES"),
-// and oprofile's NAME:PERIOD ("CPU_CLK_UNHALTED:100000"). CPU_CLK_UNHALTED,
-// the default, is the CPU's unhalted-cycles event: perf's generic `cycles`.
+// and oprofile's NAME:PERIOD ("CPU_CLK_UNHALTED:100000"); what neither
+// knows, a tracepoint "SUBSYSTEM:EVENT" ("sched:sched_switch:10": every
+// tenth). CPU_CLK_UNHALTED, the default, is the CPU's unhalted-cycles event:
+// perf's generic `cycles`.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +51,16 @@ struct ResolvedEvent {
   bool exclude_kernel = false, exclude_user = false;  // from NAME:u / NAME:k
   // A software event cannot fall back; anything else may be missing here.
   bool is_software() const;
+  // A tracepoint (SUBSYSTEM:EVENT) is there or not: no fallback either.
+  bool is_tracepoint() const;
 };
+
+// "SUBSYSTEM:EVENT" (sched:sched_switch, syscalls:sys_enter_openat) as a
+// tracepoint through tracefs (mounted as root when it is not): nullopt when
+// the name is not of that form; throws kprof::Error naming the fix when
+// tracefs is missing or has no such tracepoint. Sampled with period 1
+// unless one is given (kprof record).
+std::optional<ResolvedEvent> resolve_tracepoint(std::string_view name);
 
 // Throws Error("unknown event 'X' (kprof events lists the events of this
 // machine)") when neither the generic table nor libpfm4 knows the name.

@@ -9,7 +9,7 @@
 
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
-#include "collector/syscall_counter.h"
+#include "collector/tracefs.h"
 
 namespace kprof::collector {
 

@@ -178,6 +178,17 @@ void Recorder::Impl::setup() {
     throw Error("event '" + opt.event + "' has a period and -c gives another; use one of them");
   }
   req.period = opt.period ? opt.period : req.event.period.value_or(0);
+  // A tracepoint counts events, not time, and the kernel makes every hit a
+  // sample whatever the period (perf record -c 100 -e sched:sched_switch
+  // records each switch too): period 1, said when another was asked for.
+  if (req.event.is_tracepoint()) {
+    if (req.period > 1) {
+      run.notices.push_back("the kernel samples every hit of a tracepoint: period " +
+                            std::to_string(req.period) + " does not apply (period 1)");
+      std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
+    }
+    req.period = 1;
+  }
   if (opt.off_cpu && req.period != 0 && !req.event.is_software()) {
     throw Error("--off-cpu counts time off CPU in ticks of the sampling period, and " +
                     req.event.name + " every " + std::to_string(req.period) +

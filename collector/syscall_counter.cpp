@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,22 +15,12 @@
 
 #include "collector/perf_event.h"
 #include "collector/procfs.h"
+#include "collector/tracefs.h"
 
 namespace kprof::collector {
 namespace {
 
-constexpr const char* kTracefs = "/sys/kernel/tracing";
 constexpr const char* kEnterPrefix = "sys_enter_";
-
-bool mounted_as(const std::string& dir, const std::string& fstype) {
-  std::ifstream mounts("/proc/mounts");
-  std::string dev, point, type;
-  std::string rest;
-  while (mounts >> dev >> point >> type && std::getline(mounts, rest)) {
-    if (point == dir && type == fstype) return true;
-  }
-  return false;
-}
 
 // The syscalls' tracepoint ids under `tracefs`: (name, id), by name.
 std::vector<std::pair<std::string, uint64_t>> enter_tracepoints(const std::string& tracefs,
@@ -74,17 +63,6 @@ bool make_room_for(size_t needed) {
 }
 
 }  // namespace
-
-std::string find_tracefs(bool* mounted) {
-  *mounted = false;
-  if (mounted_as(kTracefs, "tracefs")) return kTracefs;
-  if (mounted_as("/sys/kernel/debug/tracing", "tracefs")) return "/sys/kernel/debug/tracing";
-  if (::geteuid() == 0 && ::mount("nodev", kTracefs, "tracefs", 0, nullptr) == 0) {
-    *mounted = true;
-    return kTracefs;
-  }
-  return "";
-}
 
 std::optional<SyscallCounter> SyscallCounter::open(const std::vector<pid_t>& pids,
                                                    bool enable_on_exec,

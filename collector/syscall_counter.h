@@ -63,9 +63,4 @@ class SyscallCounter {
   std::string source_;
 };
 
-// The mount point of tracefs ("/sys/kernel/tracing", or debugfs's
-// "/sys/kernel/debug/tracing"), mounting it as root when it is not mounted
-// (*mounted set then); "" when it is not mounted and cannot be.
-std::string find_tracefs(bool* mounted);
-
 }  // namespace kprof::collector

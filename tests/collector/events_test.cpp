@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "collector/events.h"
+#include "collector/tracefs.h"
 #include "core/error.h"
 
 namespace kprof::collector {
@@ -62,6 +63,36 @@ TEST(ResolveEvent, GenericSoftware) {
   EXPECT_EQ(e.config, uint64_t{PERF_COUNT_SW_TASK_CLOCK});
   EXPECT_TRUE(e.is_software());
   EXPECT_EQ(cpu_clock_event().config, uint64_t{PERF_COUNT_SW_CPU_CLOCK});
+}
+
+// SUBSYSTEM:EVENT names a tracepoint through tracefs (mounted as root when
+// it is not), its id read from there; anything else is not a tracepoint.
+TEST(ResolveEvent, Tracepoints) {
+  EXPECT_FALSE(resolve_tracepoint("cycles"));
+  EXPECT_FALSE(resolve_tracepoint("perf::cycles"));
+  EXPECT_FALSE(resolve_tracepoint("a:b:c"));
+  bool mounted = false;
+  const std::string tracefs = find_tracefs(&mounted);
+  if (tracefs.empty()) GTEST_SKIP() << "tracefs is not mounted and cannot be here (not root)";
+  const auto id = tracepoint_id(tracefs, "sched", "sched_switch");
+  if (!id) GTEST_SKIP() << "this kernel has no sched:sched_switch tracepoint";
+  PfmScope pfm;
+  const ResolvedEvent e = resolve_event(pfm, "sched:sched_switch");
+  EXPECT_EQ(e.name, "sched:sched_switch");
+  EXPECT_EQ(e.type, uint32_t{PERF_TYPE_TRACEPOINT});
+  EXPECT_EQ(e.config, *id);
+  EXPECT_TRUE(e.is_tracepoint());
+  EXPECT_FALSE(e.is_software());
+  EXPECT_EQ(resolve_event(pfm, "sched:sched_switch:u").exclude_kernel, true);
+  try {
+    resolve_event(pfm, "sched:no_such_tracepoint");
+    ADD_FAILURE() << "a tracepoint that does not exist was accepted";
+  } catch (const Error& err) {
+    EXPECT_NE(
+        std::string(err.what()).find("no tracepoint 'sched:no_such_tracepoint' in " + tracefs),
+        std::string::npos)
+        << err.what();
+  }
 }
 
 TEST(ResolveEvent, LibpfmName) {

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collector/tracefs.h"
 #include "core/error.h"
 #include "core/profile.h"
 #include "perfabi/load.h"
@@ -202,6 +203,41 @@ TEST_F(E2E, RateAboveTheKernelsLimitIsLoweredToItWithANotice) {
   for (const std::string& n : p.run.notices)
     noted |= n.find("sampling at " + std::to_string(max)) != std::string::npos;
   EXPECT_TRUE(noted) << "the profile keeps the notice";
+}
+
+// A tracepoint as the sampled event: every hit is a sample (the kernel
+// ignores a period for tracepoints, and kprof says so), so the samples of
+// syscalls:sys_enter_getppid are the program's getppid calls, exactly.
+TEST_F(E2E, TracepointSamplesAreTheEventsHits) {
+  bool mounted = false;
+  if (collector::find_tracefs(&mounted).empty()) {
+    GTEST_SKIP() << "tracefs is not mounted and cannot be here (not root)";
+  }
+  RunResult r = run({kprof_binary(), "record", "-e", "syscalls:sys_enter_getppid:100", "-o",
+                     profile_, "--", program("kprof_prog_syscalls"), "0.1"},
+                    dir_.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("period 100 does not apply"), std::string::npos) << r.describe();
+  std::smatch calls, samples;
+  ASSERT_TRUE(std::regex_search(r.out, calls, std::regex(R"(syscalls (\d+) )"))) << r.describe();
+  ASSERT_TRUE(std::regex_search(r.err, samples, std::regex(R"((\d+) samples \((\d+) lost\))")))
+      << r.describe();
+  const uint64_t getppid = std::stoull(calls[1]) / 2, lost = std::stoull(samples[2]);
+  const Profile p = load(r);
+  ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
+  EXPECT_EQ(p.run.event.name, "syscalls:sys_enter_getppid");
+  EXPECT_EQ(p.run.event.rate, 1u);
+  if (lost == 0) {
+    EXPECT_EQ(p.histogram->total_samples(), getppid) << r.describe();
+  } else {
+    EXPECT_LE(p.histogram->total_samples(), getppid) << r.describe();
+  }
+  r = run({kprof_binary(), "record", "-e", "sched:no_such_tracepoint", "-o", dir_.file("n.kprof"),
+           "--", program("kprof_prog_exit"), "0"},
+          dir_.path(), 60);
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("no tracepoint 'sched:no_such_tracepoint'"), std::string::npos)
+      << r.describe();
 }
 
 TEST_F(E2E, ReportShowsHotBeforeCold) {
