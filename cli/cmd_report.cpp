@@ -15,6 +15,7 @@
 #include "export/export.h"
 #include "export/html.h"
 #include "export/tables.h"
+#include "importer/import.h"
 #include "report/callgraph.h"
 #include "report/off_cpu.h"
 #include "report/per_call.h"
@@ -113,7 +114,8 @@ int cmd_report(int argc, char** argv) {
   auto* timeline_opt =
       app.add_flag("--timeline", timeline,
                    "how the sampling rate and the top functions' shares move over the recording: a "
-                   "sparkline each over its time slices (reads the records again; a .kprof file)");
+                   "sparkline each over its time slices (reads the records again; a .kprof file); "
+                   "with --html, the page's chart only");
   timeline_opt->excludes(per_call_opt)->excludes(off_cpu_opt)->excludes(children_opt);
   timeline_opt->excludes(callers_opt)->excludes(callees_opt);
   off_cpu_opt->excludes(per_call_opt);
@@ -182,16 +184,20 @@ int cmd_report(int argc, char** argv) {
     if (!std::cout && !pager.active()) throw Error("cannot write the report to stdout");
     return 0;
   }
-  if (timeline) {
+  // The samples over time (report/timeline.h): the records read again.
+  const size_t timeline_rows = opts.top == 0 ? hist.histogram.rows.size()
+                               : app.count("--top") + app.count("-n")
+                                   ? opts.top
+                                   : std::min<size_t>(opts.top, 10);
+  auto timeline_of = [&](std::string* why) {
     SampleClock clock(profile.run.recorder_pid);
     read_records(file, profile, filter, clock, "--timeline");
+    return build_timeline(hist.histogram, clock.times(), profile.run.start_monotonic_ns,
+                          timeline_rows, why);
+  };
+  if (timeline && html.empty()) {
     std::string why;
-    const std::optional<Timeline> t =
-        build_timeline(hist.histogram, clock.times(), profile.run.start_monotonic_ns,
-                       opts.top == 0                          ? hist.histogram.rows.size()
-                       : app.count("--top") + app.count("-n") ? opts.top
-                                                              : std::min<size_t>(opts.top, 10),
-                       &why);
+    const std::optional<Timeline> t = timeline_of(&why);
     if (!t) throw Error("--timeline: " + file + ": " + why, 1);
     const Pager pager(no_pager);
     const LineWrapper wrap(opts.line_width);
@@ -203,10 +209,22 @@ int cmd_report(int argc, char** argv) {
   }
   if (csv == "-" && html == "-") throw Error("only one of --csv and --html can be '-' (stdout)", 2);
   if (!html.empty()) {
+    // The page charts the run over time where the records can be read
+    // again (a .kprof file that keeps them); --timeline insists on it.
+    std::optional<Timeline> t;
+    std::string why = "the page's timeline reads a .kprof file's records";
+    if (!off_cpu && file != "-" && importer::file_format(file) == importer::InputFormat::Kprof) {
+      try {
+        t = timeline_of(&why);
+      } catch (const Error& e) {
+        why = e.what();
+      }
+    }
+    if (!t && timeline) throw Error("--timeline: " + file + ": " + why, 1);
     Output out = open_output(html);
-    write_report_html(out.stream(), profile, hist);
+    write_report_html(out.stream(), profile, hist, t ? &*t : nullptr);
     out.close();
-    if (html == "-") return 0;
+    if (html == "-" || timeline) return 0;
   }
   // The text on a terminal is paged; an export on stdout is not.
   const Pager pager(no_pager || csv == "-");

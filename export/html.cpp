@@ -242,7 +242,35 @@ void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& r
   write_page(out, data);
 }
 
-void write_report_html(std::ostream& out, const Profile& profile, const ProfileHistogram& hist) {
+namespace {
+
+// The island's "timeline" (export/page/CONTRACT.md): slice edges in seconds
+// from the recording's start, samples per second, and each top row's share
+// (%) per slice.
+json timeline_json(const Timeline& t, Strings& str) {
+  json edges = json::array(), rate = json::array(), rows = json::array();
+  for (const uint64_t e : t.edges) {
+    edges.push_back(pp(static_cast<double>(e >= t.start_ns ? e - t.start_ns : 0) / 1e9));
+  }
+  for (const double r : t.rate) rate.push_back(pp(r));
+  for (const TimelineRow& row : t.rows) {
+    json share = json::array();
+    for (const double v : row.share) share.push_back(pp(100.0 * v));
+    rows.push_back({{"n", str(row.function)},
+                    {"i", str(row.image)},
+                    {"s", row.samples},
+                    {"share", std::move(share)}});
+  }
+  return {{"edges_s", std::move(edges)},
+          {"in_slice", t.in_slice},
+          {"rate", std::move(rate)},
+          {"rows", std::move(rows)}};
+}
+
+}  // namespace
+
+void write_report_html(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                       const Timeline* timeline) {
   Strings str;
   const RunInfo& run = profile.run;
   const std::string label =
@@ -307,6 +335,7 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
     data["off_cpu_flame"] =
         flame_json(flame_tree({FlameRun{&leaves, &profile.off_cpu->stacks}}, false), str);
   }
+  if (timeline && timeline->slices() > 0) data["timeline"] = timeline_json(*timeline, str);
   data["strings"] = str.take();
   write_page(out, data);
 }

@@ -15,6 +15,7 @@
 #include "report/flame.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "report/timeline.h"
 
 namespace kprof {
 
@@ -27,8 +28,11 @@ namespace kprof {
 void write_diff_html(std::ostream& out, const DiffInput& in, const DiffResult& result,
                      const FlameDiff& flame, const FlameDiff* off_cpu = nullptr);
 
-// The report page: header and notices, every row of the flat table, and the
-// flame graph of the profile (its stacks, else image -> function).
-void write_report_html(std::ostream& out, const Profile& profile, const ProfileHistogram& hist);
+// The report page: header and notices, every row of the flat table, the
+// flame graph of the profile (its stacks, else image -> function), and,
+// given the profile's `timeline` (report/timeline.h: its records read again),
+// a chart of the sampling rate and the top functions' shares over the run.
+void write_report_html(std::ostream& out, const Profile& profile, const ProfileHistogram& hist,
+                       const Timeline* timeline = nullptr);
 
 }  // namespace kprof

@@ -4,6 +4,7 @@
   // ---------------------------------------------------------------- draw, redraw on resize, ready
 
   if (drawChart) drawChart();
+  if (drawTimeline) drawTimeline();
   drawFlame();
   let pending = false;
   window.addEventListener('resize', () => {
@@ -13,6 +14,7 @@
       pending = false;
       if (!flameResized()) return;
       if (drawChart) drawChart();
+      if (drawTimeline) drawTimeline();
       drawFlame();
     });
   });

@@ -367,6 +367,30 @@ class PageTest(unittest.TestCase):
         leaf = self.frame_of("kprof_ct_leaf", "kprof_ct_b")
         self.assertGreater(leaf["w"], 10)
 
+    def test_e_timeline_chart(self):
+        # The run over time: a rate bar per slice, a line per top function
+        # with a point per slice, as the island holds them; the hottest first.
+        self.data = self.open("e")
+        t = self.data["timeline"]
+        slices = len(t["rate"])
+        self.assertGreater(slices, 4)
+        self.assertEqual(len(t["edges_s"]), slices + 1)
+        chart = self.browser.evaluate(
+            "(() => { const c = document.querySelector('#timeline');"
+            " const lines = [...c.querySelectorAll('.timeline-line')];"
+            " return {w: c.getBoundingClientRect().width,"
+            "  bars: c.querySelectorAll('.rate-bar').length,"
+            "  names: lines.map(l => l.dataset.name),"
+            "  points: lines.map(l => l.querySelectorAll('circle').length)}; })()")
+        self.assertGreater(chart["w"], 600)
+        self.assertEqual(chart["bars"], slices)
+        self.assertEqual(chart["names"], [self.data["strings"][r["n"]] for r in t["rows"]])
+        self.assertEqual(chart["names"][0], "kprof_ct_leaf")
+        self.assertEqual(set(chart["points"]), {slices})
+        # A listing keeps no records: no timeline there.
+        self.open("d")
+        self.assertIsNone(self.browser.evaluate("document.getElementById('sec-timeline')"))
+
     # ------------------------------------------------------------ (f)
 
     def test_f_cards_show_each_runs_duration(self):

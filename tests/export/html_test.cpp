@@ -206,6 +206,26 @@ TEST(HtmlPage, ReportPageHoldsEveryRowAndTheStacks) {
   EXPECT_TRUE(j["flame"]["chains"].get<bool>());
   EXPECT_EQ(j["flame"]["totals"], json::array({100}));
   EXPECT_EQ(j["flame"]["nodes"][0]["s"], json::array({100}));
+  EXPECT_FALSE(j.contains("timeline")) << "no timeline given, none on the page";
+
+  // Given the run's slices, the island holds them: edges in seconds from
+  // the start, rates, and each row's shares in %.
+  Timeline t;
+  t.start_ns = 1'000'000'000;
+  t.edges = {1'000'000'000, 1'500'000'000, 3'000'000'000};
+  t.in_slice = {50, 50};
+  t.rate = {100, 33.3};
+  t.rows.push_back({"/bin/x", "hot", 80, {0.5, 0.3}});
+  t.total = 100;
+  std::ostringstream with;
+  write_report_html(with, p, hist, &t);
+  const json k = island(with.str());
+  ASSERT_TRUE(k.contains("timeline")) << with.str().substr(0, 2000);
+  EXPECT_EQ(k["timeline"]["edges_s"], json::array({0.0, 0.5, 2.0}));
+  EXPECT_EQ(k["timeline"]["in_slice"], json::array({50, 50}));
+  ASSERT_EQ(k["timeline"]["rows"].size(), 1u);
+  EXPECT_EQ(k["strings"][k["timeline"]["rows"][0]["n"].get<size_t>()], "hot");
+  EXPECT_EQ(k["timeline"]["rows"][0]["share"], json::array({50.0, 30.0}));
 }
 
 TEST(HtmlCli, WritesPagesAndAnUnwritablePathIsOneLine) {
