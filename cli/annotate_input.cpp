@@ -238,10 +238,11 @@ Annotation annotate_profile(const std::string& path, const std::string& function
       if (!x) continue;
       start = x->start;
     } else {
+      // A function whose code is not in a file here ([vdso], a missing
+      // binary) keeps its samples, by address, without code.
       const auto at = resolver.locate(counts.mappings[key.mapping], key.ip);
-      if (!at) continue;
-      start = at->start + at->bias;
-      if (!is.location) is.location = at;
+      if (at) start = at->start + at->bias;
+      if (at && !is.location) is.location = at;
     }
     if (is.samples.samples == 0) is.first = key;
     is.samples.by_offset[key.ip - start] += c.samples;
@@ -270,8 +271,12 @@ Annotation annotate_profile(const std::string& path, const std::string& function
   if (chosen.first.mapping == AddressCounts::kNoMapping) {
     const auto x = kernel.extent(chosen.first.ip);
     code = kernel_code(p, function, x->start, x->end, source);
-  } else {
+  } else if (chosen.location) {
     code = user_code(*chosen.location);
+  } else {
+    code.notes.push_back("no code bytes: " + chosen.samples.image +
+                         "'s code is not in a file this machine can read; its sampled addresses "
+                         "are listed");
   }
   for (const auto& [image, is] : images) {
     if (&is == &chosen) continue;

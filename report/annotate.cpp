@@ -90,8 +90,9 @@ std::string short_source(const std::string& source) {
 }  // namespace
 
 void write_annotation(std::ostream& out, const Annotation& a, AnnotateOrder order) {
-  out << "kprof annotate: " << a.function << " in " << a.image << " (" << a.size << " bytes at "
-      << hex(a.address) << "): " << format_count(a.samples) << " samples, "
+  out << "kprof annotate: " << a.function << " in " << a.image << " ("
+      << (a.size ? std::to_string(a.size) + " bytes at " + hex(a.address) : "code not read")
+      << "): " << format_count(a.samples) << " samples, "
       << format_fixed(share(a.samples, a.profile_samples), 2) << "% of the profile's\n";
   for (const std::string& n : a.notes) out << "note: " << n << "\n";
   std::vector<const AnnotatedLine*> rows;

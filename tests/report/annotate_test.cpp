@@ -45,6 +45,13 @@ TEST(Annotate, SamplesNoInstructionCoversGetTheirOwnRows) {
   EXPECT_EQ(a.lines[1].offset, 8u);
   EXPECT_EQ(a.lines[1].text, "");
   EXPECT_EQ(a.notes, std::vector<std::string>{"why"});
+  // Not even its extent ([vdso]): the addresses as sampled, said so.
+  std::ostringstream unknown;
+  write_annotation(unknown, annotate(samples_at({{0x7f0000001234, 3}}), FunctionCode{}),
+                   AnnotateOrder::Address);
+  EXPECT_NE(unknown.str().find("f in /bin/a (code not read): 3 samples"), std::string::npos)
+      << unknown.str();
+  EXPECT_NE(unknown.str().find("7f0000001234"), std::string::npos) << unknown.str();
   // Code that does not cover a sample (the binary changed): listed, and said.
   a = annotate(samples_at({{1, 5}, {20, 7}}), three_instructions());
   ASSERT_EQ(a.lines.size(), 4u);
