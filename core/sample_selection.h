@@ -51,7 +51,7 @@ TimeRange parse_time_range(std::string_view spec, uint64_t start_ns, uint64_t le
 // the selection does not keep; off-CPU samples and side-band records always
 // pass (mappings, names and switches must stay whole). Counts what exists,
 // for an error that names it when nothing is kept.
-class SelectingSink final : public RecordSink {
+class SelectingSink final : public ForwardingSink {
  public:
   struct Seen {
     uint64_t total = 0, kept = 0;  // CPU samples
@@ -60,22 +60,16 @@ class SelectingSink final : public RecordSink {
     std::map<uint32_t, std::string> names;        // tid -> its comm, as last seen
   };
   SelectingSink(RecordSink& next, const SampleSelection& selection, TimeRange range)
-      : next_(next), tids_(selection.tids), cpus_(selection.cpus), range_(range) {}
+      : ForwardingSink(next), tids_(selection.tids), cpus_(selection.cpus), range_(range) {}
   void on_sample(const Sample& s) override;
-  void on_mmap(const Mmap& m) override { next_.on_mmap(m); }
   void on_comm(const Comm& c) override {
     seen_.names[c.tid] = c.comm;
     next_.on_comm(c);
   }
   void on_fork(const Fork& f) override;
-  void on_exit(const Fork& f) override { next_.on_exit(f); }
-  void on_lost(const Lost& l) override { next_.on_lost(l); }
-  void on_throttle(uint64_t t) override { next_.on_throttle(t); }
-  void on_switch(const Switch& w) override { next_.on_switch(w); }
   const Seen& seen() const { return seen_; }
 
  private:
-  RecordSink& next_;
   std::vector<uint32_t> tids_, cpus_;
   TimeRange range_;
   Seen seen_;
