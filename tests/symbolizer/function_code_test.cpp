@@ -3,6 +3,7 @@
 // code, compared with the bytes the process runs; Capstone on known bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -57,7 +58,11 @@ TEST(FunctionCode, LocatesReadsAndListsThisBinarysOwnFunction) {
     covered += i.size;
   }
   EXPECT_EQ(covered, bytes->size());
-  EXPECT_TRUE(code.back().text.starts_with("ret")) << code.back().text;
+  // It returns somewhere (not always last: a sanitizer build ends it with
+  // the no-return call that reports an error).
+  EXPECT_TRUE(std::any_of(code.begin(), code.end(), [](const Instruction& i) {
+    return i.text.starts_with("ret");
+  })) << code.back().text;
 
   const SourceLines lines = SourceLines::open(at->file, &why);
   ASSERT_TRUE(lines) << why;
