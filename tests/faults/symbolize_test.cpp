@@ -134,9 +134,16 @@ TEST_F(Symbolize, OffCpuOfARecordingKilledWithSigkill) {
   for (const Frame& f : p.off_cpu->stacks.frames) slept |= f.function == "do_nanosleep";
   EXPECT_TRUE(slept) << "the stacks name where the threads blocked";
   // CPU samples stay CPU samples: the switch samples are not counted as such.
+  // A timer sample may still land in __schedule now and then (the local CI
+  // saw one such run, and 2 of 20 here with both CPUs loaded); switch
+  // samples read as CPU samples (their event ids misread) would put about
+  // one there per switch.
   ASSERT_TRUE(p.histogram.has_value());
   for (const FunctionCount& row : p.histogram->rows) {
-    EXPECT_NE(row.function, "__schedule") << "a switch sample counted as a CPU sample";
+    if (row.function != "__schedule") continue;
+    EXPECT_LT(row.samples * 4, p.off_cpu->switches)
+        << row.samples << " CPU samples in __schedule for " << p.off_cpu->switches
+        << " switches: switch samples counted as CPU samples";
   }
 }
 
