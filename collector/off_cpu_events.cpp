@@ -25,12 +25,13 @@ std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why) {
     return std::nullopt;
   }
   const std::string dir = tracefs + "/events/sched/sched_wakeup/";
-  std::ifstream id_file(dir + "id");
-  WakeupTracepoint tp;
-  if (!(id_file >> tp.id)) {
+  const auto id = tracepoint_id(tracefs, "sched", "sched_wakeup");
+  if (!id) {
     *why = "no sched:sched_wakeup tracepoint in " + tracefs;
     return std::nullopt;
   }
+  WakeupTracepoint tp;
+  tp.id = *id;
   std::ifstream format(dir + "format");
   const std::regex pid_field(R"(field:pid_t pid;\s*offset:(\d+);\s*size:4;)");
   std::string line;

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "collector/perf_event.h"
@@ -35,9 +34,9 @@ std::vector<std::pair<std::string, uint64_t>> enter_tracepoints(const std::strin
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     if (!name.starts_with(kEnterPrefix)) continue;
-    std::ifstream in(dir + "/" + name + "/id");
-    uint64_t id = 0;
-    if (in >> id) out.emplace_back(name.substr(std::strlen(kEnterPrefix)), id);
+    if (const auto id = tracepoint_id(tracefs, "syscalls", name)) {
+      out.emplace_back(name.substr(std::strlen(kEnterPrefix)), *id);
+    }
   }
   ::closedir(d);
   std::sort(out.begin(), out.end());
