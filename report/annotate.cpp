@@ -179,6 +179,7 @@ void write_annotation_diff(std::ostream& out, const std::vector<Annotation>& sid
   }
   std::vector<DiffRow> rows;
   std::string key_title;
+  bool by_rank = false;  // rows already in rank order
   if (same_code(sides)) {
     key_title = "Offset  Instruction (" + labels[0] + ")";
     for (size_t i = 0; i < sides[0].lines.size(); ++i) {
@@ -205,6 +206,7 @@ void write_annotation_diff(std::ostream& out, const std::vector<Annotation>& sid
     out << "the code differs between the sides: compared by source line\n";
   } else {
     key_title = "Rank  (each side's instruction at that rank)";
+    by_rank = true;
     std::vector<std::vector<const AnnotatedLine*>> hot(sides.size());
     size_t n = 0;
     for (size_t s = 0; s < sides.size(); ++s) {
@@ -232,7 +234,7 @@ void write_annotation_diff(std::ostream& out, const std::vector<Annotation>& sid
     return std::all_of(r.samples.begin(), r.samples.end(), [](uint64_t v) { return v == 0; });
   });
   const size_t last = sides.size() - 1;
-  if (key_title != "Rank  (each side's instruction at that rank)") {
+  if (!by_rank) {
     std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& x, const DiffRow& y) {
       return std::fabs(pct(x, last) - pct(x, 0)) > std::fabs(pct(y, last) - pct(y, 0));
     });
