@@ -205,9 +205,10 @@ FunctionCode kernel_code(const Profile& p, const std::string& function, uint64_t
 
 Annotation annotate_profile(const std::string& path, const std::string& function,
                             const SampleFilter& filter, const AnnotateSource& source) {
-  const Profile p = path != "-" && importer::file_format(path) == importer::InputFormat::Kprof
-                        ? perfabi::load_profile(path, {.tables = false})
-                        : load_input(path, {});
+  Profile p = path != "-" && importer::file_format(path) == importer::InputFormat::Kprof
+                  ? perfabi::load_profile(path, {.tables = false})
+                  : load_input(path, {});
+  pick_event(p, path, source.event);
   AddressAggregator agg;
   agg.leave_out(p.run.recorder_pid);
   ProcessFilterSink processes(agg, filter);

@@ -26,6 +26,7 @@ namespace kprof::cli {
 
 struct AnnotateSource {
   std::string vmlinux;  // --vmlinux FILE, "" for none
+  std::string event;    // --event NAME: that event's samples (kprof record -e A,B); "" the first
 };
 
 // Throws kprof::Error: exit 2 when `path` keeps no records (standard input,

@@ -38,6 +38,7 @@ int cmd_annotate(int argc, char** argv) {
   app.add_option("--vmlinux", source.vmlinux,
                  "the recorded kernel's unstripped image (e.g. from linux-image-*-dbg), for "
                  "kernel functions' code and source lines");
+  add_event_option(app, source.event);
   add_filter_options(app, filter);
   bool no_pager = false;
   add_pager_option(app, no_pager);

@@ -185,8 +185,8 @@ int diff_per_call(const DiffInput& in, const std::string& csv_path, const std::s
 // kprof diff --annotate FUNC: the function per instruction on each side
 // (report/annotate.h), the runs of a kernel added up.
 int diff_annotate(const DiffInput& in, const std::string& function, const SampleFilter& filter,
-                  const std::vector<std::string>& vmlinux, const std::vector<std::string>& labels,
-                  size_t top, bool no_pager) {
+                  const std::string& event, const std::vector<std::string>& vmlinux,
+                  const std::vector<std::string>& labels, size_t top, bool no_pager) {
   if (!vmlinux.empty() && vmlinux.size() != in.sides.size()) {
     throw Error("got " + std::to_string(vmlinux.size()) + " --vmlinux for " +
                     std::to_string(in.sides.size()) + " kernels: give one per kernel, in order",
@@ -197,8 +197,9 @@ int diff_annotate(const DiffInput& in, const std::string& function, const Sample
   for (size_t s = 0; s < in.sides.size(); ++s) {
     std::vector<Annotation> runs;
     for (const DiffRun& run : in.sides[s].runs) {
-      runs.push_back(annotate_profile(run.source, function, filter,
-                                      {.vmlinux = vmlinux.empty() ? "" : vmlinux[s]}));
+      runs.push_back(
+          annotate_profile(run.source, function, filter,
+                           {.vmlinux = vmlinux.empty() ? "" : vmlinux[s], .event = event}));
     }
     sides.push_back(merge_annotations(std::move(runs)));
     names.push_back(s < labels.size() ? labels[s]
@@ -333,7 +334,8 @@ int cmd_diff(int argc, char** argv) {
                 std::to_string(in.sides.size()) + " kernels: give one per kernel, in order");
   }
   if (!annotate_function.empty()) {
-    return diff_annotate(in, annotate_function, filter, vmlinux, labels, opts.top, no_pager);
+    return diff_annotate(in, annotate_function, filter, input.event, vmlinux, labels, opts.top,
+                         no_pager);
   }
   if (!vmlinux.empty()) throw Error("--vmlinux goes with --annotate", 2);
   // Each run's off-CPU time, per side, for the default diff's short section.

@@ -66,10 +66,19 @@ uint32_t parse_call_graph(const std::string& mode) {
 void add_options(CLI::App& app, Args& a) {
   app.prefix_command();  // the workload's own options pass through untouched
   app.footer("usage: kprof record [options] [--] CMD [ARGS...]");
-  app.add_option("-e,--event", a.rec.event,
-                 "event to sample: perf or libpfm4 name, NAME:PERIOD, or a tracepoint "
-                 "SUBSYSTEM:EVENT (sched:sched_switch: every hit a sample) (default "
-                 "CPU_CLK_UNHALTED; cpu-clock where there is no hardware PMU)");
+  app.add_option_function<std::vector<std::string>>(
+         "-e,--event",
+         [&a](const std::vector<std::string>& events) {
+           a.rec.event = events.front();
+           a.rec.more_events.assign(events.begin() + 1, events.end());
+         },
+         "event to sample: perf or libpfm4 name, NAME:PERIOD, or a tracepoint "
+         "SUBSYSTEM:EVENT (sched:sched_switch: every hit a sample) (default "
+         "CPU_CLK_UNHALTED; cpu-clock where there is no hardware PMU); several as A,B or "
+         "-e A -e B, into one recording: views show the first, or the one --event names")
+      ->delimiter(',')
+      ->allow_extra_args(false)  // -e A CMD: CMD is the workload, not a second event
+      ->type_name("EVENT");
   app.add_option("-c,--count", a.rec.period, "sample every PERIOD events")->check(whole_number(1));
   // Above the kernel's maximum a rate is lowered to it, with a notice
   // (collector/recorder.cpp); below 1 it is an error that names the range.

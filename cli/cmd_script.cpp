@@ -33,7 +33,7 @@ int cmd_script(int argc, char** argv) {
       "kprof script"};
   std::string file = "kprof.data";
   std::string fields;
-  const InputOptions input;  // a .kprof: perf.data's options do not apply
+  InputOptions input;  // a .kprof: of perf.data's options only --event applies
   SampleFilter filter;
   app.add_option("FILE", file,
                  "a .kprof recording (its records are read; a perf.data: kprof import it "
@@ -43,6 +43,7 @@ int cmd_script(int argc, char** argv) {
                  "the fields to print, as perf script -F: a list of comm, pid, tid, cpu, time, "
                  "period, event, ip, sym, dso (\"comm,tid,sym\"), or changes to the default "
                  "(\"+pid,-period\"); default comm,tid,cpu,time,period,event,ip,sym,dso");
+  add_event_option(app, input.event);
   add_filter_options(app, filter);
   bool no_pager = false;
   add_pager_option(app, no_pager);
@@ -50,9 +51,10 @@ int cmd_script(int argc, char** argv) {
   const ScriptFields chosen = fields.empty() ? ScriptFields{} : parse_script_fields(fields);
 
   // The run information and kernel symbols; the tables are not needed.
-  const Profile p = file != "-" && importer::file_format(file) == importer::InputFormat::Kprof
-                        ? perfabi::load_profile(file, {.tables = false})
-                        : load_input(file, input);  // refused with its reason below
+  Profile p = file != "-" && importer::file_format(file) == importer::InputFormat::Kprof
+                  ? perfabi::load_profile(file, {.tables = false})
+                  : load_input(file, input);  // refused with its reason below
+  pick_event(p, file, input.event);
   const bool chains = p.run.event.callchains;
   // First read: every distinct address, to name each once (not when no
   // field or filter needs a name).

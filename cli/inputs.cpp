@@ -25,8 +25,10 @@
 namespace kprof::cli {
 
 void add_input_options(CLI::App& app, InputOptions& options) {
-  app.add_option("--event", options.event,
-                 "perf.data holding several events: the one to read (default: the first)");
+  app.add_option(
+      "--event", options.event,
+      "the event to show, of a recording of several (kprof record -e A,B) or a perf.data "
+      "holding several (default: the first)");
   app.add_option("--kallsyms", options.kallsyms,
                  "perf.data: kernel symbols from this copy of the recording machine's "
                  "/proc/kallsyms (default: this machine's when it runs the same kernel, else "
@@ -119,18 +121,6 @@ bool use_color(const std::string& when) {
          term != nullptr && std::string_view(term) != "dumb";
 }
 
-Profile load_input(const std::string& path, const InputOptions& options) {
-  // Opening a FIFO waits for its writer: say so rather than hang silently.
-  struct stat st {};
-  if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode) &&
-      ::isatty(STDERR_FILENO) == 1) {
-    std::fprintf(stderr, "kprof: %s is a FIFO: waiting for a writer to send the profile\n",
-                 path.c_str());
-  }
-  const importer::ImportOptions o = import_options(options);
-  return importer::with_boot_kallsyms(importer::load_any(path, o), o.running);
-}
-
 namespace {
 
 // "1234 postgres (5,678), …": the values of one key, heaviest first, at most 8.
@@ -219,7 +209,7 @@ TimeRange time_range_of(const Profile& p, const SampleSelection& sel) {
 // --tid, --cpu, --time (see load_filtered).
 void select_records(Profile& p, const std::string& path, const InputOptions& options,
                     const SampleSelection& sel, std::vector<std::string>& notes) {
-  const std::string what = sel.describe();
+  const std::string what = sel.empty() ? "--event " + p.run.event.name : sel.describe();
   need_records(path, what);
   if (!p.histogram_usable()) {
     throw Error(path + " is cut short (its records counted again as read): " + what +
@@ -231,13 +221,16 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   agg.leave_out(p.run.recorder_pid);
   if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
   const TimeRange range = time_range_of(p, sel);
-  SelectingSink sink(agg, sel, range);
+  SelectingSink sink(agg, sel, range, p.event_shown);
   // Stack copies still in the file (--keep-stacks, or cut short) are
   // unwound as kprof record does.
   std::optional<unwind::Unwinder> unwinder;
   if (p.run.event.user_stack_bytes != 0) unwinder.emplace(sink, p.run.event.user_stack_bytes);
   perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink});
   const SelectingSink::Seen& seen = sink.seen();
+  if (seen.total == 0 && p.event_shown != 0) {
+    throw Error("no samples of event '" + p.run.event.name + "' in " + path, 1);
+  }
   if (seen.total == 0) {
     throw Error(path + " keeps no samples in its records (a listing's import?): " + what +
                     " cannot pick any",
@@ -257,14 +250,19 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
     p.stacks.reset();
   }
   const double pct = 100.0 * static_cast<double>(seen.kept) / static_cast<double>(seen.total);
-  std::string notice = "filtered (" + what + "): " + format_count(seen.kept) + " of " +
-                       format_count(seen.total) + " samples (" +
-                       format_fixed(pct, pct < 10 ? 2 : 1) +
-                       "%) kept, counted again from the records and named from this "
-                       "machine's binaries; shares are of what remains";
+  std::string notice =
+      sel.empty()
+          ? "event " + p.run.event.name + ": " + format_count(seen.kept) +
+                " samples, counted from the records and named from this machine's binaries"
+          : "filtered (" + what + "): " + format_count(seen.kept) + " of " +
+                format_count(seen.total) + " samples (" + format_fixed(pct, pct < 10 ? 2 : 1) +
+                "%) kept, counted again from the records and named from this "
+                "machine's binaries; shares are of what remains";
   if (p.off_cpu) {
     p.off_cpu.reset();
-    notice += "; time off CPU is left out (" + what + " does not slice it)";
+    notice += "; time off CPU is left out (" +
+              (sel.empty() ? "it is shown with the first event" : what + " does not slice it") +
+              ")";
   }
   for (std::string& w : named.warnings) {
     p.run.notices.push_back(w);
@@ -276,10 +274,50 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
 
 }  // namespace
 
+Profile load_input(const std::string& path, const InputOptions& options) {
+  // Opening a FIFO waits for its writer: say so rather than hang silently.
+  struct stat st {};
+  if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode) &&
+      ::isatty(STDERR_FILENO) == 1) {
+    std::fprintf(stderr, "kprof: %s is a FIFO: waiting for a writer to send the profile\n",
+                 path.c_str());
+  }
+  const importer::ImportOptions o = import_options(options);
+  Profile p = importer::with_boot_kallsyms(importer::load_any(path, o), o.running);
+  if (pick_event(p, path, options.event)) {
+    std::vector<std::string> notes;
+    select_records(p, path, options, {}, notes);
+  }
+  return p;
+}
+
+bool pick_event(Profile& p, const std::string& path, const std::string& wanted) {
+  if (wanted.empty() || !p.run.source_format.empty()) return false;
+  const auto is = [&](const EventInfo& e) { return e.name == wanted || e.requested == wanted; };
+  if (is(p.run.event)) return false;
+  for (size_t k = 0; k < p.run.more_events.size(); ++k) {
+    if (!is(p.run.more_events[k])) continue;
+    std::swap(p.run.event, p.run.more_events[k]);
+    p.event_shown = static_cast<uint32_t>(k + 1);
+    return true;
+  }
+  std::string names = p.run.event.name;
+  for (const EventInfo& e : p.run.more_events) names += ", " + e.name;
+  throw Error(
+      path + " has no event '" + wanted + "'; it holds: " + names + " (pick one with --event NAME)",
+      1);
+}
+
+void add_event_option(CLI::App& app, std::string& event) {
+  app.add_option("--event", event,
+                 "the event to show, of a recording of several (kprof record -e A,B; default: "
+                 "the first)");
+}
+
 void read_records(const std::string& path, const Profile& p, const SampleFilter& filter,
                   RecordSink& sink, const std::string& what, bool unwind_stacks) {
   need_records(path, what);
-  SelectingSink selecting(sink, filter.records, time_range_of(p, filter.records));
+  SelectingSink selecting(sink, filter.records, time_range_of(p, filter.records), p.event_shown);
   std::optional<unwind::Unwinder> unwinder;
   if (unwind_stacks && p.run.event.user_stack_bytes != 0) {
     unwinder.emplace(selecting, p.run.event.user_stack_bytes);

@@ -26,7 +26,20 @@ void add_input_options(CLI::App& app, InputOptions& options);
 // /proc/kallsyms, /proc/modules) and perf's build-id cache
 // ($PERF_BUILDID_DIR, else $HOME/.debug).
 importer::ImportOptions import_options(const InputOptions& options);
+// A .kprof recording of several events (kprof record -e A,B) with --event
+// naming one but the first: its tables are counted again from that event's
+// records (pick_event).
 Profile load_input(const std::string& path, const InputOptions& options);
+
+// --event `wanted` of a .kprof recording of several events: run.event
+// becomes that event (swapped with its place among run.more_events) and
+// p.event_shown its number, which the readers of records below count (a
+// perf.data's --event is the importer's). false when there is nothing to
+// change (no --event, the first event, not a kprof recording); throws
+// kprof::Error (exit 1) naming the events there are when it has no such one.
+bool pick_event(Profile& p, const std::string& path, const std::string& wanted);
+// --event alone, for the readers of a .kprof's records (script, annotate).
+void add_event_option(CLI::App& app, std::string& event);
 
 // --comm, --pid, --dso, --symbol (report/filter.h) and --tid, --cpu, --time
 // (core/sample_selection.h), for the commands that count samples: report,

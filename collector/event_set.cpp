@@ -40,6 +40,7 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
         PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | (raw ? PERF_SAMPLE_RAW : 0);
     if (!req.callchains) attr.exclude_callchain_kernel = attr.exclude_callchain_user = 1;
   }
+  if (!req.more.empty()) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
   if (req.user_stack != 0) {
     // The user part is unwound from these copies once recording ends
     // (unwind/unwinder.h); the kernel still walks its own frames.
@@ -139,10 +140,123 @@ void notice(std::vector<std::string>* notices, std::string text) {
   notices->push_back(std::move(text));
 }
 
+EventInfo event_info(const EventRequest& req, const std::string& requested,
+                     const ResolvedEvent& ran, bool exclude_kernel, uint64_t period) {
+  EventInfo info;
+  info.requested = requested;
+  info.name = ran.name;
+  info.type = ran.type;
+  info.config = ran.config;
+  info.use_freq = period == 0;
+  info.rate = period != 0 ? period : req.freq;
+  info.exclude_kernel = exclude_kernel;
+  info.callchains = req.callchains || req.user_stack != 0;
+  info.user_stack_bytes = req.user_stack;
+  return info;
+}
+
+// An event after the first: the first's attr (layout, clock, tasks,
+// exclusions) with its own event and rate, and none of the side-band
+// records (mappings, names, forks), which the first event writes.
+perf_event_attr more_attr(perf_event_attr a, const EventRequest& req, const ResolvedEvent& e,
+                          uint64_t period, bool kernel_refused) {
+  a.type = e.type;
+  a.config = e.config;
+  a.config1 = e.config1;
+  a.config2 = e.config2;
+  a.exclude_kernel = kernel_refused || e.exclude_kernel ? 1 : 0;
+  a.exclude_user = e.exclude_user ? 1 : 0;
+  if (period != 0) {
+    a.freq = 0;
+    a.sample_period = period;
+  } else {
+    a.freq = 1;
+    a.sample_freq = req.freq;
+  }
+  a.mmap = a.mmap2 = a.build_id = a.comm = a.comm_exec = a.task = 0;
+  return a;
+}
+
+// Opens `attr` per (CPU, task) as the first event was, each into its CPU's
+// ring, adding the fds and their ids (as Event `index`) to `fds` and
+// `kinds`; on a failure takes back what it added and returns the errno.
+int open_into_rings(const perf_event_attr& attr, const EventRequest& req,
+                    const std::vector<int>& cpus, const std::vector<RingBuffer>& rings,
+                    uint32_t index, std::vector<Fd>& fds, std::vector<perfabi::EventId>& kinds) {
+  const size_t fds_before = fds.size(), kinds_before = kinds.size();
+  int err = 0;
+  for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
+    for (pid_t pid : req.pids) {
+      Fd fd = open_perf_event(attr, pid, cpus[c], -1, &err);
+      uint64_t id = 0;
+      if (err == 0 && (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0 ||
+                       ::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, rings[c].fd()) != 0)) {
+        err = errno;
+      }
+      if (err != 0) break;
+      kinds.push_back({id, SampleKind::Event, index});
+      fds.push_back(std::move(fd));
+    }
+  }
+  if (err != 0) {
+    fds.resize(fds_before);
+    kinds.resize(kinds_before);
+  }
+  return err;
+}
+
+// Opens an event after the first into the rings, as `first` was opened
+// (more_attr): a hardware event missing here falls back to cpu-clock as the
+// first does. nullopt, with a notice, when it is left out: sampled already,
+// or missing here with cpu-clock sampled already.
+std::optional<EventInfo> open_more(const MoreEvent& m, const EventRequest& req,
+                                   const perf_event_attr& first, bool kernel_refused,
+                                   const std::vector<int>& cpus,
+                                   const std::vector<RingBuffer>& rings, uint32_t index,
+                                   const std::vector<std::string>& sampled, std::vector<Fd>& fds,
+                                   std::vector<perfabi::EventId>& kinds,
+                                   std::vector<std::string>* notices) {
+  ResolvedEvent e = m.event;
+  uint64_t period = m.period != 0 ? m.period : req.period;
+  const auto sampled_already = [&] {
+    return std::find(sampled.begin(), sampled.end(), e.name) != sampled.end();
+  };
+  if (sampled_already()) {
+    notice(notices, m.requested + " is sampled already: left out");
+    return std::nullopt;
+  }
+  const auto open = [&] {
+    return open_into_rings(more_attr(first, req, e, period, kernel_refused), req, cpus, rings,
+                           index, fds, kinds);
+  };
+  int err = open();
+  std::string reason;  // why the event asked for falls back
+  if (err != 0 && is_missing_event_error(err) && !e.is_software() && !e.is_tracepoint()) {
+    reason = "no hardware PMU (" + errno_name(err) + " opening " + e.name + ")";
+    const std::string why =
+        m.requested + " cannot be sampled here (no hardware PMU: " + errno_name(err) + ")";
+    e = cpu_clock_event();
+    e.exclude_user = m.event.exclude_user;
+    period = 0;  // a period of the missing event is no time: sample at the rate
+    if (sampled_already()) {
+      notice(notices, why + " and cpu-clock is sampled already: left out");
+      return std::nullopt;
+    }
+    notice(notices, why + "; sampling cpu-clock instead");
+    err = open();
+  }
+  if (err != 0) fail(req, AttrChoice{e, kernel_refused}, Failure{err, req.pids.front(), cpus[0]});
+  EventInfo info = event_info(req, m.requested, e, kernel_refused || e.exclude_kernel, period);
+  info.fell_back = !reason.empty();
+  info.fallback_reason = reason;
+  return info;
+}
+
 }  // namespace
 
-EventSet EventSet::open(const EventRequest& req, EventInfo* info,
-                        std::vector<std::string>* notices) {
+EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
+  EventInfo* info = &run->event;
+  std::vector<std::string>* notices = &run->notices;
   const std::vector<int> cpus = online_cpu_list();
   AttrChoice c{req.event, req.event.exclude_kernel};
   EventSet set;
@@ -188,11 +302,11 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   const size_t per_cpu = req.pids.size();
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const bool chosen = req.mmap_pages == 0;
-  set.ring_pages_ =
-      chosen
-          ? auto_ring_pages(req.period ? 0 : req.freq, req.callchains || req.off_cpu,
-                            static_cast<unsigned>(set.fds_.size() / per_cpu), page, req.user_stack)
-          : req.mmap_pages;
+  set.ring_pages_ = chosen ? auto_ring_pages(req.period ? 0 : req.freq * (1 + req.more.size()),
+                                             req.callchains || req.off_cpu,
+                                             static_cast<unsigned>(set.fds_.size() / per_cpu), page,
+                                             req.user_stack)
+                           : req.mmap_pages;
   const size_t wanted = set.ring_pages_;
   for (size_t i = 0; i < set.fds_.size(); ++i) {
     if (i % per_cpu == 0) {
@@ -219,6 +333,16 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
   perf_event_attr attr = make_attr(req, c, req.pids.front() != -1, raw);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
   set.layout_.regs_user = attr.sample_regs_user;
+  const bool kernel_refused = c.exclude_kernel && !req.event.exclude_kernel;
+  std::vector<std::string> sampled = {c.event.name};
+  for (const MoreEvent& m : req.more) {
+    const auto index = static_cast<uint32_t>(run->more_events.size() + 1);
+    std::optional<EventInfo> more = open_more(m, req, attr, kernel_refused, cpus, set.rings_, index,
+                                              sampled, set.fds_, set.layout_.kinds, notices);
+    if (!more) continue;
+    sampled.push_back(more->name);
+    run->more_events.push_back(std::move(*more));
+  }
   if (req.off_cpu) {
     attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
     const size_t before = notices->size();
@@ -237,16 +361,12 @@ EventSet EventSet::open(const EventRequest& req, EventInfo* info,
     set.layout_.wakee_offset = off.wakee_offset;
     set.off_cpu_source_ = off.source;
   }
-  info->requested =
-      display_name(req);  // the default is stored by name, so reports say what was asked for
-  info->name = c.event.name;
-  info->type = c.event.type;
-  info->config = c.event.config;
-  info->use_freq = req.period == 0;
-  info->rate = req.period != 0 ? req.period : req.freq;
-  info->exclude_kernel = c.exclude_kernel;
-  info->callchains = req.callchains || req.user_stack != 0;
-  info->user_stack_bytes = req.user_stack;
+  // The default is stored by name, so reports say what was asked for.
+  const bool fell_back = info->fell_back;
+  const std::string reason = info->fallback_reason;
+  *info = event_info(req, display_name(req), c.event, c.exclude_kernel, req.period);
+  info->fell_back = fell_back;
+  info->fallback_reason = reason;
   return set;
 }
 

@@ -24,11 +24,24 @@
 
 namespace kprof::collector {
 
+// An event sampled beside the first (kprof record -e A,B): into the same
+// rings, told apart by PERF_SAMPLE_IDENTIFIER (SampleKind::Event).
+struct MoreEvent {
+  ResolvedEvent event;
+  std::string requested;  // as typed, for EventInfo
+  uint64_t period = 0;    // events per sample; 0: the request's rate (period or freq)
+};
+
 struct EventRequest {
   ResolvedEvent event;
   std::string requested;  // as typed ("" = default), for EventInfo
-  uint64_t freq = 499;    // samples/s, used when period == 0
-  uint64_t period = 0;    // events per sample
+  // The events after the first, each opened as it is (same tasks, CPUs,
+  // stacks and exclusions): a hardware one that does not exist here falls
+  // back to cpu-clock as the first does, or is left out with a notice where
+  // cpu-clock is sampled already.
+  std::vector<MoreEvent> more;
+  uint64_t freq = 499;  // samples/s, used when period == 0
+  uint64_t period = 0;  // events per sample
   bool callchains = false;
   // --call-graph dwarf: bytes of user stack copied with each sample (with
   // the user registers; the kernel walks only its own part of the stack).
@@ -56,9 +69,10 @@ size_t auto_ring_pages(uint64_t freq, bool callchains, unsigned ncpus, size_t pa
 
 class EventSet {
  public:
-  // Opens and maps everything; appends notices (without "kprof: ") to
-  // *notices and prints each to stderr.
-  static EventSet open(const EventRequest& req, EventInfo* info, std::vector<std::string>* notices);
+  // Opens and maps everything; fills run->event and run->more_events with
+  // what opened, appends notices (without "kprof: ") to run->notices and
+  // prints each to stderr.
+  static EventSet open(const EventRequest& req, RunInfo* run);
 
   void enable();   // PERF_EVENT_IOC_ENABLE on every event
   void disable();  // PERF_EVENT_IOC_DISABLE on every event

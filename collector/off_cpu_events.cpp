@@ -75,7 +75,7 @@ int open_each(const perf_event_attr& attr, const std::vector<pid_t>& pids,
       uint64_t id = 0;
       if (err == 0 && ::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) err = errno;
       if (err != 0) break;
-      out.kinds.emplace_back(id, kind);
+      out.kinds.push_back({id, kind});
       out.fds.push_back(std::move(fd));
       out.ring.push_back(c);
     }

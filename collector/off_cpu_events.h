@@ -27,6 +27,7 @@
 
 #include "core/fd.h"
 #include "core/model.h"
+#include "perfabi/perf_record.h"
 
 namespace kprof::collector {
 
@@ -42,7 +43,7 @@ std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why);
 struct OffCpuEvents {
   std::vector<Fd> fds;
   std::vector<size_t> ring;  // per fd, the index of the CPU (into `cpus`) whose ring it writes to
-  std::vector<std::pair<uint64_t, SampleKind>> kinds;  // event ids (PERF_EVENT_IOC_ID)
+  std::vector<perfabi::EventId> kinds;  // event ids (PERF_EVENT_IOC_ID)
   uint32_t wakee_offset = 0;
   std::string source;  // what was opened, for OffCpu::source
 };

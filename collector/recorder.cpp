@@ -195,6 +195,11 @@ void Recorder::Impl::setup() {
                     " events is not a time: sample it by rate (-F) instead",
                 2);
   }
+  for (const std::string& name : opt.more_events) {
+    MoreEvent m{resolve_event(pfm, name), name, 0};
+    m.period = m.event.is_tracepoint() ? 1 : m.event.period.value_or(0);
+    req.more.push_back(std::move(m));
+  }
   req.freq = opt.freq;
   // perf's habit: above the kernel's limit, sample at the limit and say so
   // (perf_event_open would refuse the rate with EINVAL).
@@ -260,7 +265,7 @@ void Recorder::Impl::setup() {
                           "): kernel samples stay unnamed; `sysctl kernel.kptr_restrict=0`");
     std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
   }
-  events = EventSet::open(req, &run.event, &run.notices);
+  events = EventSet::open(req, &run);
   if (opt.syscalls || !opt.syscalls_only.empty()) {
     const size_t before = run.notices.size();
     syscalls = SyscallCounter::open(req.pids, req.enable_on_exec, opt.syscalls_only, &run.notices);

@@ -44,6 +44,10 @@ namespace kprof::collector {
 
 struct RecordOptions {
   std::string event;  // -e; "" = CPU_CLK_UNHALTED (cycles; cpu-clock without a PMU)
+  // -e A,B (or -e A -e B): the events sampled beside `event`, each into the
+  // same rings (collector/event_set.h: MoreEvent); -c and -F apply to each
+  // unless it has its own NAME:PERIOD.
+  std::vector<std::string> more_events;
   // -F: samples per second per CPU, when period == 0. 499: an odd rate (so it
   // does not beat with periodic work) below 1000 Hz, because the measured
   // overhead here was 5-30% at 1000 Hz and 30-60% at 4000 Hz.

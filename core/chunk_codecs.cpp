@@ -108,6 +108,15 @@ std::vector<uint8_t> encode_run_info(const RunInfo& ri) {
   f.varint(ri.ring_pages);
   f.u8(ri.ring_pages_auto ? 1 : 0);
   f.varint(ri.recorder_pid);
+  if (!ri.more_events.empty()) {  // the last field: a recording of one event is as before
+    ByteWriter& more = f.field();
+    more.varint(ri.more_events.size());
+    for (const EventInfo& e : ri.more_events) {
+      const std::vector<uint8_t> blob = encode_event(e);
+      more.varint(blob.size());
+      more.raw(blob);
+    }
+  }
   return f.take();
 }
 
@@ -140,6 +149,10 @@ RunInfo decode_run_info(std::span<const uint8_t> data) {
   if (f.next()) ri.ring_pages = f.r.varint();
   if (f.next()) ri.ring_pages_auto = f.r.u8() != 0;
   if (f.next()) ri.recorder_pid = static_cast<uint32_t>(f.r.varint());
+  if (f.next()) {
+    ri.more_events.resize(f.r.count(1));
+    for (EventInfo& e : ri.more_events) e = decode_event(f.blob());
+  }
   return ri;
 }
 

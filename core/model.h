@@ -93,6 +93,9 @@ struct RunInfo {
   // -a: kprof's own process, whose samples (reading the rings, writing the
   // file) are left out of the profile; 0 when none were (workload, -p).
   uint32_t recorder_pid = 0;
+  // kprof record -e A,B: the events sampled beside `event` (the first), in
+  // the order asked for; their samples are SampleKind::Event in the records.
+  std::vector<EventInfo> more_events;
   auto operator<=>(const RunInfo&) const = default;
 };
 
@@ -143,7 +146,11 @@ const char* mode_name(Mode m);  // "user", "kernel", ...
 // sampling event's samples, one per context switch out of a recorded task
 // (its stack where it left the CPU) and one per wakeup
 // (collector/off_cpu_events.h): views of CPU time count Cpu samples only.
-enum class SampleKind : uint8_t { Cpu = 0, SwitchOut = 1, Wakeup = 2 };
+// A recording of several events (kprof record -e A,B) writes the first
+// one's samples as Cpu and the others' as Event, with Sample::event saying
+// which (1: RunInfo::more_events[0], ...): every view counts the first event
+// unless it is asked for another (core/sample_selection.h: --event).
+enum class SampleKind : uint8_t { Cpu = 0, SwitchOut = 1, Wakeup = 2, Event = 3 };
 
 struct Sample {
   uint64_t time = 0;  // perf timestamp (CLOCK_MONOTONIC ns)
@@ -161,6 +168,7 @@ struct Sample {
   bool kernel_frames_known = true;
   SampleKind kind = SampleKind::Cpu;
   uint32_t wakee = 0;  // Wakeup: the task (tid) woken
+  uint32_t event = 0;  // Event: 1 + its index into RunInfo::more_events; 0 otherwise
   // --call-graph dwarf, as decoded from perf records (never stored in
   // Records chunks): the user registers at the sample (or at the kernel
   // entry), one per bit of user_regs_mask (perf's register numbers,

@@ -132,6 +132,8 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       }
       break;
     }
+    case SampleKind::Event:  // another event's sample (-e A,B): a count, not a time
+      break;
   }
 }
 

@@ -60,6 +60,11 @@ struct Profile {
   std::optional<SyscallCounts> syscalls;   // absent: not counted (record without --syscalls)
   std::optional<OffCpu> off_cpu;           // absent: not recorded (record without --off-cpu)
   std::optional<UnwindStats> unwind;       // absent: not unwound (no --call-graph dwarf)
+  // Which of the run's events the tables count: 0 the first (what the file's
+  // tables hold), k the run's more_events[k - 1] as the file has them, chosen
+  // by --event and counted again from the records (cli/inputs.h). run.event
+  // is then that event, swapped with its place in run.more_events.
+  uint32_t event_shown = 0;
   ReadStatus status;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram

@@ -35,7 +35,13 @@ void RecordEncoder::time(uint64_t t) {
 
 void RecordEncoder::add(const Sample& s) {
   const size_t n = std::min(s.callchain.size(), kMaxCallchain);
-  col_[Kinds].u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
+  if (s.kind == SampleKind::Event) {
+    col_[Kinds].u8(
+        static_cast<uint8_t>(n == 0 ? RecordKind::EventSample : RecordKind::EventSampleChain));
+    col_[Events].varint(s.event);
+  } else {
+    col_[Kinds].u8(static_cast<uint8_t>(n == 0 ? RecordKind::Sample : RecordKind::SampleChain));
+  }
   CpuState& cpu = cpus_[s.cpu];
   col_[Times].svarint(wrap_delta(cpu.predicted_time(s.period, last_time_), s.time));
   last_time_ = s.time;
@@ -138,11 +144,16 @@ std::vector<uint8_t> RecordEncoder::take() {
   ByteWriter out;
   out.u8(0);  // the column layout
   out.varint(count_);
-  out.varint(kColumns);
-  for (ByteWriter& c : col_) {
-    out.varint(c.size());
-    out.raw(c.bytes());
-    c.clear();
+  // The events column only where there are event samples: a chunk of one
+  // event's is as before it.
+  const size_t columns = col_[Events].size() == 0 ? Events : kColumns;
+  out.varint(columns);
+  for (size_t i = 0; i < kColumns; ++i) {
+    if (i < columns) {
+      out.varint(col_[i].size());
+      out.raw(col_[i].bytes());
+    }
+    col_[i].clear();
   }
   last_time_ = 0;
   count_ = 0;
@@ -316,15 +327,17 @@ void read_other(RecordKind kind, ByteReader& r, uint64_t time, RecordSink& sink)
       break;
     case RecordKind::Sample:
     case RecordKind::SampleChain:
+    case RecordKind::EventSample:
+    case RecordKind::EventSampleChain:
       break;
   }
 }
 
-RecordKind read_kind(ByteReader& r) {
+// The row layout predates the event samples: `last` is SampleChain there.
+RecordKind read_kind(ByteReader& r, RecordKind last = RecordKind::EventSampleChain) {
   const size_t at = r.offset();
   const uint8_t kind = r.u8();
-  if (kind < static_cast<uint8_t>(RecordKind::Sample) ||
-      kind > static_cast<uint8_t>(RecordKind::SampleChain)) {
+  if (kind < static_cast<uint8_t>(RecordKind::Sample) || kind > static_cast<uint8_t>(last)) {
     r.fail("unknown record kind " + std::to_string(kind) + " (record at offset " +
            std::to_string(at) + ")");
   }
@@ -335,7 +348,7 @@ void decode_rows(std::span<const uint8_t> payload, RecordSink& sink) {
   ByteReader r(payload, "profile chunk 'records'");
   DecodeState st;
   while (!r.done()) {
-    const RecordKind kind = read_kind(r);
+    const RecordKind kind = read_kind(r, RecordKind::SampleChain);
     st.time += static_cast<uint64_t>(r.svarint());
     if (kind == RecordKind::Sample || kind == RecordKind::SampleChain) {
       sink.on_sample(read_row_sample(r, st, kind == RecordKind::SampleChain));
@@ -351,18 +364,20 @@ constexpr const char* kColumnNames[] = {
     "profile chunk 'records' column 'pids'",       "profile chunk 'records' column 'tids'",
     "profile chunk 'records' column 'modes'",      "profile chunk 'records' column 'periods'",
     "profile chunk 'records' column 'chain refs'", "profile chunk 'records' column 'chain ips'",
-    "profile chunk 'records' column 'other'"};
+    "profile chunk 'records' column 'other'",      "profile chunk 'records' column 'events'"};
 static_assert(std::size(kColumnNames) == kColumns);
 
 void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
   ByteReader r(payload, "profile chunk 'records'");
   r.u8();  // the layout marker
   const uint64_t records = r.varint();
-  std::vector<ByteReader> col = read_columns(r, kColumnNames);
+  std::vector<ByteReader> col = read_columns(r, kColumnNames, Events);
   if (!r.done()) r.fail(std::to_string(r.left()) + " bytes after the last column");
+  if (col.size() == Events) col.emplace_back(std::span<const uint8_t>(), kColumnNames[Events]);
   ByteReader &kinds = col[Kinds], &times = col[Times], &ips = col[Ips], &cpus = col[Cpus],
              &pids = col[Pids], &tids = col[Tids], &modes = col[Modes], &periods = col[Periods],
-             &refs = col[ChainRefs], &chain_ips = col[ChainIps], &other = col[Other];
+             &refs = col[ChainRefs], &chain_ips = col[ChainIps], &other = col[Other],
+             &events = col[Events];
   if (records != kinds.left()) {
     kinds.fail("holds " + std::to_string(kinds.left()) + " kinds for " + std::to_string(records) +
                " records");
@@ -372,11 +387,15 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
   Sample& s = st.sample;
   for (uint64_t i = 0; i < records; ++i) {
     const RecordKind kind = read_kind(kinds);
-    if (kind != RecordKind::Sample && kind != RecordKind::SampleChain) {
+    const bool event = kind == RecordKind::EventSample || kind == RecordKind::EventSampleChain;
+    if (kind != RecordKind::Sample && kind != RecordKind::SampleChain && !event) {
       st.time += static_cast<uint64_t>(times.svarint());
       read_other(kind, other, st.time, sink);
       continue;
     }
+    s.kind = event ? SampleKind::Event : SampleKind::Cpu;
+    s.event = event ? u32_field(events, "event") : 0;
+    if (event && s.event == 0) events.fail("event sample of event 0 (the first is not stored so)");
     s.ip = ips.u64();
     s.cpu = u32_field(cpus, "cpu");
     CpuState& cpu = cpu_state[s.cpu];
@@ -392,7 +411,9 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
     s.kernel_frames = 0;
     s.kernel_frames_known = true;
     s.callchain.clear();
-    if (kind == RecordKind::SampleChain) read_chain(refs, chain_ips, st, s);
+    if (kind == RecordKind::SampleChain || kind == RecordKind::EventSampleChain) {
+      read_chain(refs, chain_ips, st, s);
+    }
     sink.on_sample(s);
   }
   expect_columns_done(col);

@@ -26,6 +26,9 @@
 //                  the sample's ip, then from the ip before), varint
 //                  kernel_frames
 //   10 other       Mmap/Comm/Fork/Exit/Lost fields, as in the row layout
+//   11 events      varint per EventSample(Chain): 1 + its event's index into
+//                  RunInfo::more_events (absent from files before it, which
+//                  hold no such records)
 //
 // Row layout (older files; read, no longer written): each record u8 kind,
 // then its time as a zigzag delta from the previous record's, then fields
@@ -62,7 +65,9 @@ enum class RecordKind : uint8_t {
   Fork = 4,
   Exit = 5,
   Lost = 6,
-  SampleChain = 7
+  SampleChain = 7,
+  EventSample = 8,
+  EventSampleChain = 9
 };
 
 // What the column layout's encoder and decoder share: the columns' order,
@@ -80,6 +85,7 @@ enum Column {
   ChainRefs,
   ChainIps,
   Other,
+  Events,
   kColumns
 };
 struct CpuState {
@@ -131,13 +137,14 @@ class RecordEncoder {
 };
 
 // A RecordSink that encodes what it is given (compact_records: perf records
-// decoded into a Records chunk). --off-cpu's switch and wakeup samples and
+// decoded into a Records chunk): the samples of every sampled event
+// (SampleKind Cpu and Event). --off-cpu's switch and wakeup samples and
 // context switches are not kept: the OffCpu chunk (core/off_cpu.h) holds
 // what they add up to, and a file cut short keeps them in its PerfRecords.
 class EncodingSink : public RecordSink {
  public:
   void on_sample(const Sample& s) override {
-    if (s.kind == SampleKind::Cpu) encoder.add(s);
+    if (s.kind == SampleKind::Cpu || s.kind == SampleKind::Event) encoder.add(s);
   }
   void on_mmap(const Mmap& m) override { encoder.add(m); }
   void on_comm(const Comm& c) override { encoder.add(c); }

@@ -107,10 +107,13 @@ void SelectingSink::on_fork(const Fork& f) {
 }
 
 void SelectingSink::on_sample(const Sample& s) {
-  if (s.kind != SampleKind::Cpu) {
+  if (s.kind != SampleKind::Cpu && s.kind != SampleKind::Event) {
     next_.on_sample(s);
     return;
   }
+  const bool of_event =
+      event_ == 0 ? s.kind == SampleKind::Cpu : s.kind == SampleKind::Event && s.event == event_;
+  if (!of_event) return;
   ++seen_.total;
   ++seen_.tids[s.tid];
   ++seen_.cpus[s.cpu];
@@ -121,7 +124,14 @@ void SelectingSink::on_sample(const Sample& s) {
   };
   if (!in(tids_, s.tid) || !in(cpus_, s.cpu) || !range_.contains(s.time)) return;
   ++seen_.kept;
-  next_.on_sample(s);
+  if (event_ == 0) {
+    next_.on_sample(s);
+    return;
+  }
+  copy_ = s;
+  copy_.kind = SampleKind::Cpu;
+  copy_.event = 0;
+  next_.on_sample(copy_);
 }
 
 }  // namespace kprof

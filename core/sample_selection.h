@@ -47,10 +47,14 @@ struct TimeRange {
 // Throws kprof::Error (exit 2) for a malformed or empty range.
 TimeRange parse_time_range(std::string_view spec, uint64_t start_ns, uint64_t length_ns);
 
-// Passes every record on to `next` except the CPU samples (SampleKind::Cpu)
-// the selection does not keep; off-CPU samples and side-band records always
-// pass (mappings, names and switches must stay whole). Counts what exists,
-// for an error that names it when nothing is kept.
+// Passes every record on to `next` except the samples the selection does
+// not keep: those of other events than `event` (0: the first event's,
+// SampleKind::Cpu; k: SampleKind::Event samples of event k, passed on as
+// Cpu samples so every counter counts them) and those outside the
+// selection's threads, CPUs and time; off-CPU samples and side-band
+// records always pass (mappings, names and switches must stay whole).
+// Counts what exists of the event, for an error that names it when nothing
+// is kept.
 class SelectingSink final : public ForwardingSink {
  public:
   struct Seen {
@@ -59,8 +63,13 @@ class SelectingSink final : public ForwardingSink {
     uint64_t first_ns = UINT64_MAX, last_ns = 0;  // of the CPU samples
     std::map<uint32_t, std::string> names;        // tid -> its comm, as last seen
   };
-  SelectingSink(RecordSink& next, const SampleSelection& selection, TimeRange range)
-      : ForwardingSink(next), tids_(selection.tids), cpus_(selection.cpus), range_(range) {}
+  SelectingSink(RecordSink& next, const SampleSelection& selection, TimeRange range,
+                uint32_t event = 0)
+      : ForwardingSink(next),
+        tids_(selection.tids),
+        cpus_(selection.cpus),
+        range_(range),
+        event_(event) {}
   void on_sample(const Sample& s) override;
   void on_comm(const Comm& c) override {
     seen_.names[c.tid] = c.comm;
@@ -72,6 +81,8 @@ class SelectingSink final : public ForwardingSink {
  private:
   std::vector<uint32_t> tids_, cpus_;
   TimeRange range_;
+  uint32_t event_;
+  Sample copy_;  // an Event sample passed on as a Cpu one
   Seen seen_;
 };
 

@@ -278,13 +278,15 @@ void write_report_html(std::ostream& out, const Profile& profile, const ProfileH
   json side = side_facts(label, run, profile.summary);
   side["files"] = json::array({path_basename(profile.path)});
   const uint64_t total = hist.histogram.total_samples();
-  side["samples"] = profile.summary ? profile.summary->samples : total;
+  // A recording of several events: the table's event's samples, not all.
+  side["samples"] = profile.summary && run.more_events.empty() ? profile.summary->samples : total;
   side["lost"] = profile.summary ? profile.summary->lost : 0;
   side["runs"] = 1;
 
   std::vector<std::string> warnings;
   if (const std::string read = read_notice(profile, hist); !read.empty()) warnings.push_back(read);
   for (const std::string& n : run_notices(run)) warnings.push_back(n);
+  if (!run.more_events.empty()) warnings.push_back("also recorded: " + describe_more_events(run));
   if (run.event.fell_back) {
     warnings.push_back("sampled cpu-clock, not cycles: " + run.event.fallback_reason);
   }

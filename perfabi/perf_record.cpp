@@ -63,11 +63,15 @@ Trailer read_trailer(std::span<const uint8_t> body, const SampleLayout& layout) 
   return t;
 }
 
-SampleKind kind_of(uint64_t id, const SampleLayout& layout) {
-  for (const auto& [known, kind] : layout.kinds) {
-    if (known == id) return kind;
+// The sample's kind (and event) from the id it carries.
+void kind_of(uint64_t id, const SampleLayout& layout, Sample& s) {
+  for (const EventId& known : layout.kinds) {
+    if (known.id == id) {
+      s.kind = known.kind;
+      s.event = known.event;
+      return;
+    }
   }
-  return SampleKind::Cpu;
 }
 
 // A NUL-terminated, padded string filling `bytes`; a missing NUL is an error.
@@ -98,7 +102,7 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
   const uint64_t st = layout.sample_type;
   Sample s;
   s.mode = mode_of(misc);
-  if (st & PERF_SAMPLE_IDENTIFIER) s.kind = kind_of(r.u64(), layout);
+  if (st & PERF_SAMPLE_IDENTIFIER) kind_of(r.u64(), layout, s);
   if (st & PERF_SAMPLE_IP) s.ip = r.u64();
   if (st & PERF_SAMPLE_TID) {
     s.pid = r.u32();

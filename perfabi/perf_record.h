@@ -26,6 +26,14 @@
 
 namespace kprof::perfabi {
 
+// One opened event's id and what its samples are; `event` is
+// Sample::event for SampleKind::Event (1 + the index into RunInfo::more_events).
+struct EventId {
+  uint64_t id = 0;
+  SampleKind kind = SampleKind::Cpu;
+  uint32_t event = 0;
+};
+
 // Which optional fields a PERF_RECORD_SAMPLE carries and whether the other
 // records carry the sample_id trailer: exactly the attr fields that decide
 // the record layout.
@@ -33,10 +41,11 @@ struct SampleLayout {
   uint64_t sample_type = 0;  // PERF_SAMPLE_* bits
   bool sample_id_all = false;
   uint64_t read_format = 0;  // PERF_FORMAT_* bits; only read with PERF_SAMPLE_READ
-  // --off-cpu: the events whose samples are not the sampling event's, by the
-  // id PERF_SAMPLE_IDENTIFIER carries (an inherited event reports its
-  // parent's); a sample of any other id is SampleKind::Cpu.
-  std::vector<std::pair<uint64_t, SampleKind>> kinds;
+  // --off-cpu and -e A,B: the events whose samples are not the first
+  // sampling event's, by the id PERF_SAMPLE_IDENTIFIER carries (an
+  // inherited event reports its parent's); a sample of any other id is
+  // SampleKind::Cpu.
+  std::vector<EventId> kinds;
   // Where the woken task's pid lies in a Wakeup sample's PERF_SAMPLE_RAW
   // data (sched:sched_wakeup's `pid` field, from its tracefs format).
   uint32_t wakee_offset = 0;

@@ -123,9 +123,10 @@ void Spool::start() {
   w.u64(layout_.read_format);
   if (kinds) {
     w.u32(static_cast<uint32_t>(layout_.kinds.size()));
-    for (const auto& [id, kind] : layout_.kinds) {
-      w.u64(id);
-      w.u8(static_cast<uint8_t>(kind));
+    for (const EventId& e : layout_.kinds) {
+      w.u64(e.id);
+      w.u8(static_cast<uint8_t>(e.kind));
+      if (e.kind == SampleKind::Event) w.u32(e.event);
     }
     w.u32(layout_.wakee_offset);
   }
@@ -181,10 +182,16 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
     const uint32_t n = r.u32();
     if (n > r.left() / 9) r.fail("event table of " + std::to_string(n) + " entries");
     for (uint32_t i = 0; i < n; ++i) {
-      const uint64_t id = r.u64();
+      EventId e;
+      e.id = r.u64();
       const uint8_t kind = r.u8();
-      if (kind > static_cast<uint8_t>(SampleKind::Wakeup)) r.fail("unknown sample kind");
-      layout.kinds.emplace_back(id, static_cast<SampleKind>(kind));
+      if (kind > static_cast<uint8_t>(SampleKind::Event)) r.fail("unknown sample kind");
+      e.kind = static_cast<SampleKind>(kind);
+      if (e.kind == SampleKind::Event) {
+        e.event = r.u32();
+        if (e.event == 0) r.fail("event sample of event 0 (the first is not stored so)");
+      }
+      layout.kinds.push_back(e);
     }
     layout.wakee_offset = r.u32();
   }

@@ -36,6 +36,7 @@ void add_run(TextTable& t, const RunInfo& run) {
   t.add_row({"source:", run.source_format.empty() ? "kprof record" : run.source_format});
   t.add_row({"recorded:", format_utc(run.start_realtime_ns)});
   t.add_row({"event:", describe_event(e)});
+  if (!run.more_events.empty()) t.add_row({"also recorded:", describe_more_events(run)});
   t.add_row({"event requested:", e.requested.empty() ? "(default)" : e.requested});
   t.add_row({"event attr:", "type " + std::to_string(e.type) + ", config " + hex(e.config)});
   t.add_row({"sampling:", e.use_freq ? "frequency " + format_count(e.rate) + " Hz"

@@ -96,6 +96,7 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
   t.add_row({"# profile:", p.path.empty() ? "<memory>" : p.path});
   t.add_row(
       {styled("# event:", Style::Notice, color && run.event.fell_back), describe_event(run.event)});
+  if (!run.more_events.empty()) t.add_row({"# also recorded:", describe_more_events(run)});
   if (run.event.callchains) {
     const std::string how = run.event.user_stack_bytes != 0
                                 ? "user stacks unwound by DWARF CFI from " +
@@ -118,6 +119,10 @@ void write_report_header(std::ostream& out, const Profile& p, const ProfileHisto
     std::string own;  // -a: kprof's own samples are not in the table (RunInfo::recorder_pid)
     if (run.recorder_pid != 0 && s.samples > recorded) {
       own = " (" + format_count(s.samples - recorded) + " of kprof's own process left out)";
+    }
+    if (!run.more_events.empty()) {
+      own += " (of all " + std::to_string(run.more_events.size() + 1) + " events; " +
+             format_count(recorded) + " in the table)";
     }
     t.add_row({"# samples:", format_count(s.samples) + own});
     if (s.lost) {

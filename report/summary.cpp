@@ -89,6 +89,18 @@ std::string describe_event(const EventInfo& event) {
   return s;
 }
 
+std::string describe_more_events(const RunInfo& run) {
+  std::string s;
+  for (const EventInfo& e : run.more_events) {
+    std::string one = e.name;
+    if (e.rate != 0)
+      one += e.use_freq ? " @ " + format_count(e.rate) + " Hz" : ", period " + format_count(e.rate);
+    if (e.fell_back) one += " (fallback for " + e.requested + ")";
+    s += (s.empty() ? "" : "; ") + one;
+  }
+  return s + " (show one with --event NAME)";
+}
+
 std::vector<std::string> run_notices(const RunInfo& run) {
   std::vector<std::string> out;
   for (const std::string& n : run.notices) {

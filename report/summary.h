@@ -40,6 +40,10 @@ void require_recovered_samples(const Profile& profile, const ProfileHistogram& h
 // "cpu-clock @ 499 Hz (fallback: CPU_CLK_UNHALTED cannot be sampled here: ...)",
 // "cycles, period 100000 (requested CPU_CLK_UNHALTED:100000)".
 std::string describe_event(const EventInfo& event);
+// The events recorded beside the shown one (kprof record -e A,B), each with
+// its rate: "page-faults @ 499 Hz; sched:sched_switch, period 1 (show one
+// with --event NAME)".
+std::string describe_more_events(const RunInfo& run);
 // The run's notices less the one that repeats what describe_event() already
 // says (the recorder's "... cannot be sampled here ...; sampling cpu-clock
 // instead" of a fallback): each fact once in a header or a page.

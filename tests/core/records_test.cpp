@@ -35,7 +35,20 @@ struct Columns {
   uint64_t records = 0;
   std::vector<std::vector<uint8_t>> col;
 };
-enum { kKinds, kTimes, kIps, kCpus, kPids, kTids, kModes, kPeriods, kChainRefs, kChainIps, kOther };
+enum {
+  kKinds,
+  kTimes,
+  kIps,
+  kCpus,
+  kPids,
+  kTids,
+  kModes,
+  kPeriods,
+  kChainRefs,
+  kChainIps,
+  kOther,
+  kEvents
+};
 
 Columns split(std::span<const uint8_t> payload) {
   ByteReader r(payload, "test");
@@ -100,6 +113,42 @@ TEST(Records, RoundTripEveryKind) {
   EXPECT_EQ(r.samples[1], user);
   EXPECT_EQ(r.exits[0], exit);
   EXPECT_EQ(r.lost[0], lost);
+}
+
+// Another event's samples (kprof record -e A,B) keep their kind and event
+// number, with and without a chain, between the first event's.
+TEST(Records, EventSamplesKeepTheirEvent) {
+  Sample first{100, 0x401000, 9, 9, 0, Mode::User, 10000, {}};
+  Sample faults = first;
+  faults.time = 150;
+  faults.period = 1;
+  faults.kind = SampleKind::Event;
+  faults.event = 1;
+  Sample switches = faults;
+  switches.time = 160;
+  switches.ip = kKernelIp;
+  switches.mode = Mode::Kernel;
+  switches.event = 2;
+  switches.callchain = {kKernelIp, 0x401000};
+  switches.kernel_frames = 1;
+  RecordEncoder enc;
+  for (const Sample& s : {first, faults, switches, first}) enc.add(s);
+  const std::vector<uint8_t> bytes = enc.take();
+  Recorder r;
+  decode_records(bytes, r);
+  ASSERT_EQ(r.samples.size(), 4u);
+  EXPECT_EQ(r.samples[0], first);
+  EXPECT_EQ(r.samples[1], faults);
+  EXPECT_EQ(r.samples[2], switches);
+  EXPECT_EQ(r.samples[3].kind, SampleKind::Cpu);
+  EXPECT_EQ(r.samples[3].event, 0u);
+  // An event sample of event 0, or without its number, is damage.
+  Columns c = split(bytes);
+  c.col.back() = {0, 2};
+  Recorder bad;
+  EXPECT_THROW(decode_records(join(c), bad), Error);
+  c.col.back() = {1};
+  EXPECT_THROW(decode_records(join(c), bad), Error);
 }
 
 TEST(Records, TakeResetsDeltaStateSoChunksDecodeAlone) {
@@ -308,8 +357,14 @@ TEST(Records, ColumnDamageIsAnError) {
         c.col[kPids] = w.take();
       },
       "a pid beyond 32 bits");
+  // The events column is written only where there are event samples (files
+  // before it, and chunks of one event's, hold none): such chunks read as
+  // they did, and one missing its events column is damage.
+  ASSERT_EQ(good.col.size(), static_cast<size_t>(kEvents));
+  fails([](Columns& c) { c.col[kKinds][0] = 8; }, "an event sample without its column");
   // A column a later kprof adds is skipped.
   Columns more = good;
+  more.col.push_back({});  // events: none
   more.col.push_back({1, 2, 3});
   Recorder r;
   decode_records(join(more), r);

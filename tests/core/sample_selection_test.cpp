@@ -123,6 +123,33 @@ TEST(SelectingSink, KeepsTheSelectedCpuSamplesAndEveryOtherRecord) {
   EXPECT_EQ(seen.names.at(101), "app") << "a thread is named as its parent";
 }
 
+// A recording of several events: the first's samples are Cpu, the others'
+// Event with their number. Asked for event 2, the sink passes its samples on
+// as Cpu ones (every counter counts those) and leaves out the rest; asked
+// for none, the first event's alone.
+TEST(SelectingSink, PicksOneEventOfSeveral) {
+  auto of_event = [](uint32_t event, uint64_t t) {
+    Sample s = at(101, 0, t, event == 0 ? SampleKind::Cpu : SampleKind::Event);
+    s.event = event;
+    return s;
+  };
+  for (uint32_t event : {0u, 2u}) {
+    Recorder next;
+    SelectingSink sink(next, SampleSelection{.cpus = {0}}, TimeRange{}, event);
+    for (uint64_t t = 0; t < 6; ++t) sink.on_sample(of_event(static_cast<uint32_t>(t % 3), t));
+    sink.on_sample(at(100, 0, 7, SampleKind::SwitchOut));
+    ASSERT_EQ(next.samples.size(), 3u) << "event " << event;
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(next.samples[i].kind, SampleKind::Cpu);
+      EXPECT_EQ(next.samples[i].event, 0u);
+      EXPECT_EQ(next.samples[i].time, of_event(event, event + 3 * i).time);
+    }
+    EXPECT_EQ(next.samples[2].kind, SampleKind::SwitchOut) << "off-CPU samples always pass";
+    EXPECT_EQ(sink.seen().total, 2u) << "the chosen event's samples";
+    EXPECT_EQ(sink.seen().kept, 2u);
+  }
+}
+
 TEST(SelectingSink, AnEmptySelectionKeepsEverything) {
   Recorder next;
   SelectingSink sink(next, SampleSelection{}, TimeRange{});

@@ -68,6 +68,18 @@ inline RunInfo sample_run_info() {
   ri.notices = {"fell back to cpu-clock", "kernel samples hidden"};
   ri.scores = {{"tps", 1234.5}, {"jobs", -2}};
   ri.recorder_pid = 4321;
+  EventInfo faults;
+  faults.requested = faults.name = "page-faults";
+  faults.type = 1;
+  faults.config = 2;
+  faults.use_freq = false;
+  faults.rate = 1;
+  EventInfo insns = faults;
+  insns.requested = "instructions";
+  insns.name = "cpu-clock";
+  insns.fell_back = true;
+  insns.fallback_reason = "no hardware PMU";
+  ri.more_events = {faults, insns};
   return ri;
 }
 

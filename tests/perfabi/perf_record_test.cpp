@@ -531,7 +531,8 @@ TEST(Ring, HeadTooFarAheadIsDamage) {
 TEST(PerfDecode, OffCpuSamplesByIdentifierAndWakeupsRawPid) {
   SampleLayout layout{
       PERF_SAMPLE_IDENTIFIER | kSampleType | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW, true};
-  layout.kinds = {{77, SampleKind::SwitchOut}, {78, SampleKind::Wakeup}};
+  layout.kinds = {
+      {77, SampleKind::SwitchOut}, {78, SampleKind::Wakeup}, {79, SampleKind::Event, 1}};
   layout.wakee_offset = 24;
   auto build = [](uint64_t id, const std::vector<uint8_t>& raw) {
     std::vector<uint8_t> rec = PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
@@ -560,7 +561,11 @@ TEST(PerfDecode, OffCpuSamplesByIdentifierAndWakeupsRawPid) {
   EXPECT_TRUE(decode_perf_record(build(5, {0, 0, 0, 0}), layout, c));
   EXPECT_TRUE(decode_perf_record(build(77, {0, 0, 0, 0}), layout, c));
   EXPECT_TRUE(decode_perf_record(build(78, wake_raw), layout, c));
-  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_TRUE(decode_perf_record(build(79, {0, 0, 0, 0}), layout, c));
+  ASSERT_EQ(c.samples.size(), 4u);
+  EXPECT_EQ(c.samples[3].kind, SampleKind::Event) << "a second sampled event (-e A,B)";
+  EXPECT_EQ(c.samples[3].event, 1u);
+  EXPECT_EQ(c.samples[0].event, 0u);
   EXPECT_EQ(c.samples[0].kind, SampleKind::Cpu);
   EXPECT_EQ(c.samples[1].kind, SampleKind::SwitchOut);
   EXPECT_EQ(c.samples[1].callchain.size(), 1u);

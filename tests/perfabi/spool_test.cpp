@@ -73,11 +73,11 @@ TEST(Spool, CountsFromHeadersAndMergesRingsByTime) {
   EXPECT_EQ(next.samples[0].ip, 0x3000u);
 }
 
-// An --off-cpu chunk carries its event table: the samples read back with
-// their kinds and the switches in time order with the rest.
+// An --off-cpu chunk (or one of several events) carries its event table:
+// the samples read back with their kinds and the switches in time order with the rest.
 TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
   SampleLayout layout{PERF_SAMPLE_IDENTIFIER | kSampleType, true};
-  layout.kinds = {{7, SampleKind::SwitchOut}, {9, SampleKind::Wakeup}};
+  layout.kinds = {{7, SampleKind::SwitchOut}, {9, SampleKind::Wakeup}, {5, SampleKind::Event, 2}};
   layout.wakee_offset = 24;
   Spool spool(layout);
   auto sample = [](uint64_t id, uint64_t time) {
@@ -101,15 +101,18 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
                 .u32(0)
                 .u64(7)
                 .done());
+  spool.add(sample(5, 120));
   spool.add(sample(3, 150));
   spool.end_block();
   Collect c;
   uint64_t damaged = 0;
   decode_spool(spool.take(), c, &damaged);
   EXPECT_EQ(damaged, 0u);
-  ASSERT_EQ(c.samples.size(), 2u);
+  ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.samples[0].kind, SampleKind::SwitchOut);
-  EXPECT_EQ(c.samples[1].kind, SampleKind::Cpu);
+  EXPECT_EQ(c.samples[1].kind, SampleKind::Event) << "another sampled event (-e A,B)";
+  EXPECT_EQ(c.samples[1].event, 2u);
+  EXPECT_EQ(c.samples[2].kind, SampleKind::Cpu);
   ASSERT_EQ(c.switches.size(), 1u);
   EXPECT_EQ(c.switches[0], (Switch{101, 10, 11, 0, true, false}));
   // A table longer than the chunk is damage of the chunk.
