@@ -11,8 +11,25 @@
 #include "collector/perf_event.h"
 #include "collector/tracefs.h"
 #include "core/error.h"
+#include "core/shared_library.h"
 
 namespace kprof::collector {
+
+struct PfmScope::Api {
+  SharedLibrary lib{"libpfm.so." + std::to_string(PFM_MAJ_VERSION(LIBPFM_VERSION)),
+                    "kprof resolves event names with it (apt-get install libpfm4)"};
+  decltype(&pfm_initialize) initialize = lib.symbol<decltype(pfm_initialize)>("pfm_initialize");
+  decltype(&pfm_terminate) terminate = lib.symbol<decltype(pfm_terminate)>("pfm_terminate");
+  decltype(&pfm_strerror) strerror = lib.symbol<decltype(pfm_strerror)>("pfm_strerror");
+  decltype(&pfm_get_os_event_encoding) get_os_event_encoding =
+      lib.symbol<decltype(pfm_get_os_event_encoding)>("pfm_get_os_event_encoding");
+  decltype(&pfm_get_pmu_info) get_pmu_info =
+      lib.symbol<decltype(pfm_get_pmu_info)>("pfm_get_pmu_info");
+  decltype(&pfm_get_event_next) get_event_next =
+      lib.symbol<decltype(pfm_get_event_next)>("pfm_get_event_next");
+  decltype(&pfm_get_event_info) get_event_info =
+      lib.symbol<decltype(pfm_get_event_info)>("pfm_get_event_info");
+};
 
 namespace {
 
@@ -52,7 +69,8 @@ const Generic* find_generic(std::string_view name) {
 }
 
 // libpfm4 encoding of `name`; false when libpfm4 does not know it.
-bool pfm_encode(const std::string& name, perf_event_attr& attr, std::string* canonical) {
+bool pfm_encode(const PfmScope::Api& pfm, const std::string& name, perf_event_attr& attr,
+                std::string* canonical) {
   std::memset(&attr, 0, sizeof attr);
   pfm_perf_encode_arg_t arg;
   std::memset(&arg, 0, sizeof arg);
@@ -61,7 +79,7 @@ bool pfm_encode(const std::string& name, perf_event_attr& attr, std::string* can
   char* fstr = nullptr;
   arg.fstr = &fstr;
   int rc =
-      pfm_get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+      pfm.get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
   if (rc != PFM_SUCCESS) return false;
   if (canonical != nullptr && fstr != nullptr) {
     // "pmu::EVENT:u=1:k=1..." -> "pmu::EVENT"
@@ -93,15 +111,15 @@ int try_open(uint32_t type, uint64_t config, uint64_t config1, uint64_t config2)
 
 }  // namespace
 
-PfmScope::PfmScope() {
-  int rc = pfm_initialize();
+PfmScope::PfmScope() : api_(std::make_unique<Api>()) {
+  int rc = api_->initialize();
   if (rc != PFM_SUCCESS) {
-    throw Error(std::string("cannot initialize libpfm4: ") + pfm_strerror(rc));
+    throw Error(std::string("cannot initialize libpfm4: ") + api_->strerror(rc));
   }
 }
 
 PfmScope::~PfmScope() {
-  pfm_terminate();
+  api_->terminate();
 }
 
 EventSpec parse_event_spec(std::string_view spec) {
@@ -179,7 +197,7 @@ std::optional<ResolvedEvent> resolve_tracepoint(std::string_view name) {
   return ev;
 }
 
-ResolvedEvent resolve_event(const PfmScope&, std::string_view spec_text) {
+ResolvedEvent resolve_event(const PfmScope& pfm, std::string_view spec_text) {
   EventSpec spec = parse_event_spec(spec_text.empty() ? kDefaultEvent : spec_text);
   ResolvedEvent ev;
   ev.period = spec.period;
@@ -193,7 +211,7 @@ ResolvedEvent resolve_event(const PfmScope&, std::string_view spec_text) {
     return ev;
   }
   perf_event_attr attr;
-  if (!pfm_encode(name, attr, &ev.name)) {
+  if (!pfm_encode(pfm.api(), name, attr, &ev.name)) {
     if (auto tp = resolve_tracepoint(name)) {
       tp->period = ev.period;
       tp->exclude_kernel = ev.exclude_kernel;
@@ -227,7 +245,8 @@ std::string errno_name(int err) {
   return n != nullptr ? n : "errno " + std::to_string(err);
 }
 
-std::vector<EventListing> list_events(const PfmScope&, bool all) {
+std::vector<EventListing> list_events(const PfmScope& scope, bool all) {
+  const PfmScope::Api& pfm = scope.api();
   std::vector<EventListing> out;
   for (const Generic& g : kGeneric) {
     int err = try_open(g.type, g.config, 0, 0);
@@ -238,19 +257,19 @@ std::vector<EventListing> list_events(const PfmScope&, bool all) {
     pfm_pmu_info_t info;
     std::memset(&info, 0, sizeof info);
     info.size = sizeof info;
-    if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS) continue;
+    if (pfm.get_pmu_info(pmu, &info) != PFM_SUCCESS) continue;
     if (!info.is_present && !all) continue;
-    for (int i = info.first_event; i != -1; i = pfm_get_event_next(i)) {
+    for (int i = info.first_event; i != -1; i = pfm.get_event_next(i)) {
       pfm_event_info_t ei;
       std::memset(&ei, 0, sizeof ei);
       ei.size = sizeof ei;
-      if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS) continue;
+      if (pfm.get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS) continue;
       EventListing row{std::string(info.name) + "::" + ei.name, info.name,
                        ei.desc != nullptr ? ei.desc : "", false, ""};
       perf_event_attr attr;
       if (!info.is_present) {
         row.reason = "PMU not present";
-      } else if (!pfm_encode(row.name, attr, nullptr)) {
+      } else if (!pfm_encode(pfm, row.name, attr, nullptr)) {
         row.reason = "needs a unit mask";
       } else {
         int err = try_open(attr.type, attr.config, attr.config1, attr.config2);

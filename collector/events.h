@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,14 +21,21 @@ namespace kprof::collector {
 
 inline constexpr const char* kDefaultEvent = "CPU_CLK_UNHALTED";
 
-// Owns libpfm4's global state for its lifetime (pfm_initialize/pfm_terminate).
-// Throws kprof::Error when libpfm4 cannot initialize.
+// Owns libpfm4, loaded for its lifetime (core/shared_library.h: only the
+// commands that name events pay for its relocations), and its global state
+// (pfm_initialize/pfm_terminate). Throws kprof::Error when libpfm4 cannot
+// be loaded or initialize.
 class PfmScope {
  public:
   PfmScope();
   ~PfmScope();
   PfmScope(const PfmScope&) = delete;
   PfmScope& operator=(const PfmScope&) = delete;
+  struct Api;  // libpfm4's functions (events.cpp)
+  const Api& api() const { return *api_; }
+
+ private:
+  std::unique_ptr<Api> api_;
 };
 
 // "NAME", "NAME:PERIOD" (the last ':'-separated part all digits), and perf's

@@ -5,7 +5,12 @@
 #include <gelf.h>
 
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
 
+#include "core/error.h"
+#include "core/shared_library.h"
 #include "symbolizer/elf_file.h"
 
 namespace kprof::symbolizer {
@@ -42,36 +47,57 @@ std::optional<std::vector<uint8_t>> read_code(const std::string& path, uint64_t 
 }
 
 namespace {
-struct CapstoneHandle {
+// Capstone, loaded when a function is disassembled, not at every kprof
+// start (core/shared_library.h), and its x86-64 decoder.
+struct Capstone {
+  SharedLibrary lib{"libcapstone.so." + std::to_string(CS_API_MAJOR),
+                    "kprof annotate disassembles with it (apt-get install libcapstone" +
+                        std::to_string(CS_API_MAJOR) + ")"};
+  decltype(&cs_open) open = lib.symbol<decltype(cs_open)>("cs_open");
+  decltype(&cs_option) option = lib.symbol<decltype(cs_option)>("cs_option");
+  decltype(&cs_malloc) malloc = lib.symbol<decltype(cs_malloc)>("cs_malloc");
+  decltype(&cs_disasm_iter) disasm_iter = lib.symbol<decltype(cs_disasm_iter)>("cs_disasm_iter");
+  decltype(&cs_free) free = lib.symbol<decltype(cs_free)>("cs_free");
+  decltype(&cs_close) close = lib.symbol<decltype(cs_close)>("cs_close");
+};
+struct Decoder {
+  const Capstone& cs;
   csh handle = 0;
   bool open = false;
-  CapstoneHandle() { open = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK; }
-  ~CapstoneHandle() {
-    if (open) cs_close(&handle);
+  explicit Decoder(const Capstone& c) : cs(c) {
+    open = cs.open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
   }
-  CapstoneHandle(const CapstoneHandle&) = delete;
-  CapstoneHandle& operator=(const CapstoneHandle&) = delete;
-};
-struct InsnFree {
-  void operator()(cs_insn* insn) const { cs_free(insn, 1); }
+  ~Decoder() {
+    if (open) cs.close(&handle);
+  }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
 };
 }  // namespace
 
 std::vector<Instruction> disassemble_x86_64(std::span<const uint8_t> code, uint64_t address,
                                             std::string* why) {
   std::vector<Instruction> out;
-  CapstoneHandle cs;
-  if (!cs.open) {
+  std::optional<Capstone> cs;
+  try {
+    cs.emplace();
+  } catch (const Error& e) {
+    *why = e.what();
+    return out;
+  }
+  Decoder d(*cs);
+  if (!d.open) {
     *why = "Capstone cannot open its x86-64 decoder";
     return out;
   }
-  cs_option(cs.handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-  cs_option(cs.handle, CS_OPT_SKIPDATA, CS_OPT_ON);  // undecodable bytes: ".byte", then on
-  std::unique_ptr<cs_insn, InsnFree> insn(cs_malloc(cs.handle));
+  cs->option(d.handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+  cs->option(d.handle, CS_OPT_SKIPDATA, CS_OPT_ON);  // undecodable bytes: ".byte", then on
+  const auto free_insn = [&](cs_insn* insn) { cs->free(insn, 1); };
+  std::unique_ptr<cs_insn, decltype(free_insn)> insn(cs->malloc(d.handle), free_insn);
   const uint8_t* p = code.data();
   size_t left = code.size();
   uint64_t at = address;
-  while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get())) {
+  while (left > 0 && cs->disasm_iter(d.handle, &p, &left, &at, insn.get())) {
     std::string text = insn->mnemonic;
     if (insn->op_str[0] != '\0') {
       text.resize(std::max<size_t>(text.size() + 1, 7), ' ');

@@ -41,7 +41,7 @@ grep -qF -- '\-\-symbol' "$root/usr/share/man/man1/kprof-report.1" ||
 completion=$root/usr/share/bash-completion/completions/kprof
 [[ -f $completion ]] || fail "no bash completion"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libdw1 libpfm4 libzstd1; do
+for lib in libdw1 libpfm4 libcapstone4 libzstd1; do  # the last two: dlopen()ed, named by hand
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 dpkg --dry-run -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg --dry-run -i: $(tail -3 "$tmp/dpkg.log")"
