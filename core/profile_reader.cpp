@@ -157,11 +157,15 @@ ChunkHeader parse_header(const uint8_t* b) {
   return h;
 }
 
-// Decompresses (or copies) the stored bytes into `out`; returns "" or the problem.
+// From this size, a chunk's bytes go into a BigBuffer (core/big_buffer.h).
+constexpr size_t kBigChunk = 64u << 10;
+
+// The payload: the stored bytes themselves, or decompressed into `small`
+// or (from 1 MiB) `big`; returns "" or the problem.
 std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
-                   std::vector<uint8_t>* out) {
+                   std::vector<uint8_t>& small, BigBuffer& big, std::span<const uint8_t>* out) {
   if (!(h.flags & kChunkZstd)) {
-    out->assign(stored.begin(), stored.end());
+    *out = stored;
     return "";
   }
   // The frame must declare exactly raw_len bytes, so a damaged length can
@@ -172,10 +176,17 @@ std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
     return "bad zstd data (frame size " + (unreadable ? "unreadable" : std::to_string(size)) +
            ", raw length " + std::to_string(h.raw_len) + ")";
   }
-  out->resize(h.raw_len);
-  const size_t n = ZSTD_decompress(out->data(), out->size(), stored.data(), stored.size());
+  uint8_t* into = nullptr;
+  if (h.raw_len < kBigChunk) {
+    small.resize(h.raw_len);
+    into = small.data();
+  } else {
+    into = big.reserve(h.raw_len);
+  }
+  const size_t n = ZSTD_decompress(into, h.raw_len, stored.data(), stored.size());
   if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
   if (n != h.raw_len) return "bad zstd data (short frame)";
+  *out = std::span<const uint8_t>(into, h.raw_len);
   return "";
 }
 
@@ -254,13 +265,16 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
     };
     const uint64_t body = pos + kChunkHeaderBytes;
     size_t have = 0;
+    uint8_t* stored_at = nullptr;
     if (s.rewindable()) {
       if (h.stored_len > s.size - body) {
         truncated(s.size - body);
         break;
       }
-      buf_.resize(h.stored_len);
-      have = s.read(buf_.data(), h.stored_len);
+      // Large stored chunks into a mapping as their payloads are (unpack).
+      stored_at = h.stored_len < kBigChunk ? (buf_.resize(h.stored_len), buf_.data())
+                                           : big_stored_.reserve(h.stored_len);
+      have = s.read(stored_at, h.stored_len);
     } else {
       while (have < h.stored_len) {
         const size_t step = std::min<size_t>(h.stored_len - have, kStreamStep);
@@ -269,12 +283,13 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
         have += n;
         if (n < step) break;
       }
+      stored_at = buf_.data();
     }
     if (have < h.stored_len) {
       truncated(have);
       break;
     }
-    const std::span<const uint8_t> stored(buf_.data(), h.stored_len);
+    const std::span<const uint8_t> stored(stored_at, h.stored_len);
     std::string damage;
     if (h.flags & ~kChunkZstd) {
       damage = "unknown flags " + std::to_string(h.flags);
@@ -288,7 +303,7 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
       chunk.flags = h.flags;
       chunk.offset = pos;
       chunk.stored = stored;
-      damage = unpack(h, stored, &chunk.payload);
+      damage = unpack(h, stored, small_, big_, &chunk.payload);
       if (damage.empty()) {
         try {
           fn(chunk);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/big_buffer.h"
+
 namespace kprof {
 
 class InputFile;  // core/mapped_file.h
@@ -46,7 +48,8 @@ struct Chunk {
   uint16_t type = 0;
   uint16_t flags = 0;
   uint64_t offset = 0;  // of the chunk header in the file
-  std::vector<uint8_t> payload;
+  // Decompressed: the reader's buffer, valid during the callback only.
+  std::span<const uint8_t> payload;
   // As in the file (checksum verified): the reader's buffer, valid during the callback only.
   std::span<const uint8_t> stored;
 };
@@ -105,7 +108,12 @@ class ProfileReader {
   uint32_t version_ = 0;
   bool walked_ = false;
   ReadStatus status_;
-  std::vector<uint8_t> buf_;  // the current chunk's stored bytes
+  std::vector<uint8_t> buf_;  // the current chunk's stored bytes (large ones: big_stored_)
+  BigBuffer big_stored_;
+  // Its payload, decompressed: small ones in small_, large ones (Records
+  // chunks, up to 4 MiB) in big_ (core/big_buffer.h).
+  std::vector<uint8_t> small_;
+  BigBuffer big_;
 };
 
 }  // namespace kprof
