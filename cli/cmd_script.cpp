@@ -50,9 +50,12 @@ int cmd_script(int argc, char** argv) {
   if (auto code = parse_args(app, argc, argv)) return *code;
   const ScriptFields chosen = fields.empty() ? ScriptFields{} : parse_script_fields(fields);
 
-  // The run information and kernel symbols; the tables are not needed.
+  // The run information and, where a field or filter names addresses, the
+  // kernel's symbols; the tables are not needed.
+  const bool named =
+      chosen.ip || chosen.sym || chosen.dso || !filter.dsos.empty() || !filter.symbols.empty();
   Profile p = file != "-" && importer::file_format(file) == importer::InputFormat::Kprof
-                  ? perfabi::load_profile(file, {.tables = false})
+                  ? perfabi::load_profile(file, {.tables = false, .kernel_symbols = named})
                   : load_input(file, input);  // refused with its reason below
   pick_event(p, file, input.event);
   const bool chains = p.run.event.callchains;
@@ -61,8 +64,6 @@ int cmd_script(int argc, char** argv) {
   AddressAggregator agg(chains);
   agg.leave_out(p.run.recorder_pid);
   agg.frames_only();
-  const bool named =
-      chosen.ip || chosen.sym || chosen.dso || !filter.dsos.empty() || !filter.symbols.empty();
   if (named) read_records(file, p, filter, agg, "printing samples", true);
   const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
   ElfResolver resolver(resolver_options(input));

@@ -226,7 +226,9 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   // unwound as kprof record does.
   std::optional<unwind::Unwinder> unwinder;
   if (p.run.event.user_stack_bytes != 0) unwinder.emplace(sink, p.run.event.user_stack_bytes);
-  perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink});
+  perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink,
+                               .tables = false,
+                               .kernel_symbols = false});
   const SelectingSink::Seen& seen = sink.seen();
   if (seen.total == 0 && p.event_shown != 0) {
     throw Error("no samples of event '" + p.run.event.name + "' in " + path, 1);
@@ -322,8 +324,11 @@ void read_records(const std::string& path, const Profile& p, const SampleFilter&
   if (unwind_stacks && p.run.event.user_stack_bytes != 0) {
     unwinder.emplace(selecting, p.run.event.user_stack_bytes);
   }
+  // The records alone: `p` holds the rest already.
   perfabi::load_profile(path,
-                        {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &selecting});
+                        {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &selecting,
+                         .tables = false,
+                         .kernel_symbols = false});
 }
 
 ElfResolverOptions resolver_options(const InputOptions& options) {

@@ -87,10 +87,11 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::PerfRecords:
         return options.records != nullptr || count;
       case ChunkType::Meta:  // the last one wins (kprof import writes it again at the end)
-      case ChunkType::Kallsyms:
-      case ChunkType::Modules:
       case ChunkType::Summary:
         return true;
+      case ChunkType::Kallsyms:
+      case ChunkType::Modules:
+        return options.kernel_symbols;
       case ChunkType::Histogram:
       case ChunkType::HistogramColumns:
       case ChunkType::Stacks:

@@ -46,6 +46,10 @@ struct LoadOptions {
   // OffCpu, Unwind) are left undecoded and a file cut short is not counted:
   // for a reader of the records alone (kprof script).
   bool tables = true;
+  // false: the kernel's symbols (Kallsyms, Modules) are not read either, for
+  // a reader of records that names no address (kprof script without ip,
+  // sym or dso fields).
+  bool kernel_symbols = true;
 };
 
 struct Profile {

@@ -37,21 +37,14 @@ std::string field_names() {
 }
 
 // Appends `v` right-aligned in `width` columns (padded with `fill`), its
-// digits written in place: this runs for every number of every line.
+// digits through a small buffer: this runs for every number of every line.
 template <typename T>
 void put_number(std::string& out, T v, int width = 0, int base = 10, char fill = ' ') {
-  constexpr size_t kMax = 24;  // 64 bits in decimal or hex, with room
-  const size_t at = out.size();
-  out.resize(at + kMax);
-  char* begin = out.data() + at;
-  const auto n = static_cast<int>(std::to_chars(begin, begin + kMax, v, base).ptr - begin);
-  if (n < width) {
-    std::memmove(begin + (width - n), begin, static_cast<size_t>(n));
-    std::fill(begin, begin + (width - n), fill);
-    out.resize(at + static_cast<size_t>(width));
-  } else {
-    out.resize(at + static_cast<size_t>(n));
-  }
+  char digits[24];  // 64 bits in decimal or hex, with room
+  const auto n =
+      static_cast<int>(std::to_chars(digits, digits + sizeof digits, v, base).ptr - digits);
+  if (n < width) out.append(static_cast<size_t>(width - n), fill);
+  out.append(digits, static_cast<size_t>(n));
 }
 
 void put_padded(std::string& out, std::string_view s, size_t width) {
@@ -100,6 +93,10 @@ ScriptFields parse_script_fields(std::string_view text) {
 ScriptWriter::ScriptWriter(std::FILE* out, const AddressNames& names, ScriptOptions options)
     : out_(out), names_(names), options_(std::move(options)), agg_(options_.callchains) {
   agg_.leave_out(options_.leave_out_pid);
+  const ScriptFields& f = options_.fields;
+  const SampleFilter* filter = options_.filter;
+  names_needed_ = f.ip || f.sym || f.dso ||
+                  (filter != nullptr && (!filter->dsos.empty() || !filter->symbols.empty()));
   buf_.reserve(kFlushAt + 4096);
 }
 
@@ -154,11 +151,16 @@ void ScriptWriter::frame(uint64_t ip, const AddressCounts::Key& key, bool own_li
 }
 
 void ScriptWriter::on_sample(const Sample& s) {
-  agg_.keys_of(s, keys_);
+  if (names_needed_) {
+    agg_.keys_of(s, keys_);
+    if (keys_.empty()) return;  // not a CPU sample, or kprof's own
+  } else if (s.kind != SampleKind::Cpu ||
+             (options_.leave_out_pid != 0 && s.pid == options_.leave_out_pid)) {
+    return;  // the samples keys_of leaves out, without keying what no field names
+  }
   const std::vector<AddressCounts::Key>& keys = keys_;
-  if (keys.empty()) return;  // not a CPU sample, or kprof's own
   ++seen_;
-  const AddressCounts::Key& leaf = keys.front();
+  const AddressCounts::Key leaf = names_needed_ ? keys.front() : AddressCounts::Key{};
   std::string_view comm = threads_.of(s.tid);
   std::string unknown_comm;  // perf's name for a thread it never saw named
   if (comm.empty()) {

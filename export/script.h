@@ -89,6 +89,8 @@ class ScriptWriter final : public RecordSink {
   const AddressNames& names_;
   ScriptOptions options_;
   AddressAggregator agg_;  // the processes' mappings, to key each sample's addresses
+  // Whether a field or filter shows names: if not, no address is keyed.
+  bool names_needed_ = true;
   std::vector<AddressCounts::Key> keys_;
   struct NameText {
     bool used = false;
