@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <string>
 
 #include "core/error.h"
 
@@ -31,7 +34,7 @@ uint8_t* BigBuffer::reserve(size_t n) {
   base_ = p;
   mapped_ = mapped;
   const auto at = reinterpret_cast<uintptr_t>(p);
-  data_ = reinterpret_cast<uint8_t*>((at + kHugePage - 1) / kHugePage * kHugePage);
+  data_ = static_cast<uint8_t*>(p) + (kHugePage - at % kHugePage) % kHugePage;
   capacity_ = want;
 #ifdef MADV_HUGEPAGE
   ::madvise(data_, capacity_, MADV_HUGEPAGE);  // a hint: without huge pages, plain pages

@@ -23,7 +23,7 @@ TEST(SharedLibrary, FindsAFunctionOfALoadedLibrary) {
 
 TEST(SharedLibrary, AMissingLibraryOrSymbolIsOneClearError) {
   try {
-    SharedLibrary("libkprof-no-such-library.so.9", "apt-get install it");
+    const SharedLibrary missing("libkprof-no-such-library.so.9", "apt-get install it");
     FAIL() << "loaded a library that does not exist";
   } catch (const Error& e) {
     const std::string what = e.what();
