@@ -16,19 +16,18 @@
 namespace kprof::collector {
 
 struct PfmScope::Api {
+#ifndef KPROF_LINKED_LIBS
   SharedLibrary lib{"libpfm.so." + std::to_string(PFM_MAJ_VERSION(LIBPFM_VERSION)),
                     "kprof resolves event names with it (apt-get install libpfm4)"};
-  decltype(&pfm_initialize) initialize = lib.symbol<decltype(pfm_initialize)>("pfm_initialize");
-  decltype(&pfm_terminate) terminate = lib.symbol<decltype(pfm_terminate)>("pfm_terminate");
-  decltype(&pfm_strerror) strerror = lib.symbol<decltype(pfm_strerror)>("pfm_strerror");
+#endif
+  decltype(&pfm_initialize) initialize = KPROF_LIBRARY_FUNCTION(lib, pfm_initialize);
+  decltype(&pfm_terminate) terminate = KPROF_LIBRARY_FUNCTION(lib, pfm_terminate);
+  decltype(&pfm_strerror) strerror = KPROF_LIBRARY_FUNCTION(lib, pfm_strerror);
   decltype(&pfm_get_os_event_encoding) get_os_event_encoding =
-      lib.symbol<decltype(pfm_get_os_event_encoding)>("pfm_get_os_event_encoding");
-  decltype(&pfm_get_pmu_info) get_pmu_info =
-      lib.symbol<decltype(pfm_get_pmu_info)>("pfm_get_pmu_info");
-  decltype(&pfm_get_event_next) get_event_next =
-      lib.symbol<decltype(pfm_get_event_next)>("pfm_get_event_next");
-  decltype(&pfm_get_event_info) get_event_info =
-      lib.symbol<decltype(pfm_get_event_info)>("pfm_get_event_info");
+      KPROF_LIBRARY_FUNCTION(lib, pfm_get_os_event_encoding);
+  decltype(&pfm_get_pmu_info) get_pmu_info = KPROF_LIBRARY_FUNCTION(lib, pfm_get_pmu_info);
+  decltype(&pfm_get_event_next) get_event_next = KPROF_LIBRARY_FUNCTION(lib, pfm_get_event_next);
+  decltype(&pfm_get_event_info) get_event_info = KPROF_LIBRARY_FUNCTION(lib, pfm_get_event_info);
 };
 
 namespace {

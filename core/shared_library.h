@@ -8,6 +8,16 @@
 #include <string>
 #include <utility>
 
+// A function of such a library: `name` looked up in `lib` (a SharedLibrary),
+// or, in a build that links the libraries in (KPROF_DLOPEN=OFF: the demo's
+// static kprof, samples/static.cmake, which cannot dlopen), `name` itself;
+// there the SharedLibrary member is left out (#ifndef KPROF_LINKED_LIBS).
+#ifdef KPROF_LINKED_LIBS
+#define KPROF_LIBRARY_FUNCTION(lib, name) (&name)
+#else
+#define KPROF_LIBRARY_FUNCTION(lib, name) ((lib).symbol<decltype(name)>(#name))
+#endif
+
 namespace kprof {
 
 class SharedLibrary {

@@ -4,3 +4,5 @@
 # and name libdw's own dependencies, which its pkg-config --libs leaves out.
 set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
 set(CMAKE_CXX_STANDARD_LIBRARIES "-lelf -lzstd -llzma -lbz2 -lz -lpthread")
+# A static executable cannot dlopen libpfm4 and Capstone: link them in.
+set(KPROF_DLOPEN OFF CACHE BOOL "" FORCE)

@@ -50,15 +50,17 @@ namespace {
 // Capstone, loaded when a function is disassembled, not at every kprof
 // start (core/shared_library.h), and its x86-64 decoder.
 struct Capstone {
+#ifndef KPROF_LINKED_LIBS
   SharedLibrary lib{"libcapstone.so." + std::to_string(CS_API_MAJOR),
                     "kprof annotate disassembles with it (apt-get install libcapstone" +
                         std::to_string(CS_API_MAJOR) + ")"};
-  decltype(&cs_open) open = lib.symbol<decltype(cs_open)>("cs_open");
-  decltype(&cs_option) option = lib.symbol<decltype(cs_option)>("cs_option");
-  decltype(&cs_malloc) malloc = lib.symbol<decltype(cs_malloc)>("cs_malloc");
-  decltype(&cs_disasm_iter) disasm_iter = lib.symbol<decltype(cs_disasm_iter)>("cs_disasm_iter");
-  decltype(&cs_free) free = lib.symbol<decltype(cs_free)>("cs_free");
-  decltype(&cs_close) close = lib.symbol<decltype(cs_close)>("cs_close");
+#endif
+  decltype(&cs_open) open = KPROF_LIBRARY_FUNCTION(lib, cs_open);
+  decltype(&cs_option) option = KPROF_LIBRARY_FUNCTION(lib, cs_option);
+  decltype(&cs_malloc) malloc = KPROF_LIBRARY_FUNCTION(lib, cs_malloc);
+  decltype(&cs_disasm_iter) disasm_iter = KPROF_LIBRARY_FUNCTION(lib, cs_disasm_iter);
+  decltype(&cs_free) free = KPROF_LIBRARY_FUNCTION(lib, cs_free);
+  decltype(&cs_close) close = KPROF_LIBRARY_FUNCTION(lib, cs_close);
 };
 struct Decoder {
   const Capstone& cs;
