@@ -140,9 +140,13 @@ void notice(std::vector<std::string>* notices, std::string text) {
   notices->push_back(std::move(text));
 }
 
+// What ran, as a profile stores it; `fallback_reason` "" when it did not fall back.
 EventInfo event_info(const EventRequest& req, const std::string& requested,
-                     const ResolvedEvent& ran, bool exclude_kernel, uint64_t period) {
+                     const ResolvedEvent& ran, bool exclude_kernel, uint64_t period,
+                     std::string fallback_reason) {
   EventInfo info;
+  info.fell_back = !fallback_reason.empty();
+  info.fallback_reason = std::move(fallback_reason);
   info.requested = requested;
   info.name = ran.name;
   info.type = ran.type;
@@ -246,10 +250,8 @@ std::optional<EventInfo> open_more(const MoreEvent& m, const EventRequest& req,
     err = open();
   }
   if (err != 0) fail(req, AttrChoice{e, kernel_refused}, Failure{err, req.pids.front(), cpus[0]});
-  EventInfo info = event_info(req, m.requested, e, kernel_refused || e.exclude_kernel, period);
-  info.fell_back = !reason.empty();
-  info.fallback_reason = reason;
-  return info;
+  return event_info(req, m.requested, e, kernel_refused || e.exclude_kernel, period,
+                    std::move(reason));
 }
 
 }  // namespace
@@ -362,11 +364,8 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
     set.off_cpu_source_ = off.source;
   }
   // The default is stored by name, so reports say what was asked for.
-  const bool fell_back = info->fell_back;
-  const std::string reason = info->fallback_reason;
-  *info = event_info(req, display_name(req), c.event, c.exclude_kernel, req.period);
-  info->fell_back = fell_back;
-  info->fallback_reason = reason;
+  *info = event_info(req, display_name(req), c.event, c.exclude_kernel, req.period,
+                     std::move(info->fallback_reason));
   return set;
 }
 
