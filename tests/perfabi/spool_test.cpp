@@ -119,6 +119,13 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
   std::vector<uint8_t> bad = Spool(layout).take();
   bad[17] = 0xff;  // the table's count
   EXPECT_THROW(decode_spool(bad, c), Error);
+  // An event sample of event 0 (the first event's are not so stored) too:
+  // the third entry's number, after the count (4 bytes at 17) and two
+  // entries of an id and a kind (9 bytes each), then its own id and kind.
+  std::vector<uint8_t> zero = Spool(layout).take();
+  ASSERT_EQ(zero[17 + 4 + 9 + 9 + 8], static_cast<uint8_t>(SampleKind::Event));
+  std::fill_n(zero.begin() + 17 + 4 + 9 + 9 + 9, 4, 0);
+  EXPECT_THROW(decode_spool(zero, c), Error);
 }
 
 TEST(Spool, DamageIsOneRecordOrTheChunk) {
