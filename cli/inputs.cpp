@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <string_view>
 
@@ -216,6 +217,22 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
                     " needs its samples named; kprof symbolize it first",
                 2);
   }
+  // The images the stored table names are read on a second thread while the
+  // records are walked, so naming what the walk counted only looks names up.
+  ElfResolverOptions elf_options;
+  elf_options.buildid_cache = import_options(options).buildid_dir;
+  ElfResolver elf(std::move(elf_options));
+  const std::vector<Image>* images = p.histogram ? &p.histogram->images
+                                     : p.stacks  ? &p.stacks->images
+                                                 : nullptr;
+  // (A std::async future waits for its thread when it goes: declared after
+  // `elf`, it goes first, also when the walk throws.)
+  std::future<void> preloaded;
+  if (images != nullptr) {
+    preloaded = std::async(std::launch::async, [&elf, images] {
+      for (const Image& image : *images) elf.preload(image.name, image.build_id);
+    });
+  }
   // As read_profile counts a file cut short: the same aggregation.
   AddressAggregator agg(p.run.event.callchains);
   agg.leave_out(p.run.recorder_pid);
@@ -229,7 +246,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink,
                                .tables = false,
                                .kernel_symbols = false});
-  const SelectingSink::Seen& seen = sink.seen();
+  const SelectingSink::Seen seen = sink.seen();
   if (seen.total == 0 && p.event_shown != 0) {
     throw Error("no samples of event '" + p.run.event.name + "' in " + path, 1);
   }
@@ -239,11 +256,11 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
                 2);
   }
   if (seen.kept == 0) nothing_selected(sel, range, seen, p.run.start_monotonic_ns, path);
+  if (preloaded.valid()) preloaded.get();
 
   const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
   ProfileSymbols named =
-      symbolize_profile(agg.counts(), kernel, p.histogram ? &*p.histogram : nullptr,
-                        import_options(options).buildid_dir);
+      symbolize_profile(agg.counts(), kernel, p.histogram ? &*p.histogram : nullptr, elf);
   if (named.stacks) {
     p.stacks = std::move(named.stacks);
     p.histogram.reset();

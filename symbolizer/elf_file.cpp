@@ -145,6 +145,9 @@ size_t add_function_symbols(Elf* elf, uint32_t section_type, SymbolTable& table)
     size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     if (entsize == 0) continue;
     size_t count = data->d_size / entsize;
+    GElf_Shdr strtab;
+    Elf_Scn* names = elf_getscn(elf, shdr.sh_link);
+    table.reserve(count, names && gelf_getshdr(names, &strtab) ? strtab.sh_size : 0);
     for (size_t i = 0; i < count; ++i) {
       GElf_Sym sym;
       if (!gelf_getsym(data, static_cast<int>(i), &sym)) break;

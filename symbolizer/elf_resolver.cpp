@@ -27,7 +27,11 @@ namespace {
 // One parsed image, kept for the resolver's lifetime. Only the extracted
 // facts are kept; the file itself is closed once loaded.
 struct LoadedImage {
-  bool ok = false;  // false: missing / unreadable / not ELF (already warned)
+  bool ok = false;  // false: missing / unreadable / not ELF (see `problem`)
+  // What a reader is told about this file, once, when a mapping is named
+  // from it (checked_image): why it cannot be read, or that it names
+  // nothing. Loading itself warns of nothing, so preload() stays silent.
+  std::string problem;
   std::string build_id;
   std::vector<symbolizer::LoadSegment> segments;
   SymbolTable symbols;
@@ -120,6 +124,11 @@ struct ElfResolver::Impl {
   // The image a mapping's user ips are named from, its build-id checked
   // against the recorded one (*path: the path read); null when unusable.
   LoadedImage* checked_image(const Mmap& mapping, std::string* path, std::string* build_id);
+  // The file a mapping's filename is read from (a deleted one's live path).
+  static std::string path_read(const std::string& filename);
+  // The image for `path`, perf's cached copy of the `recorded` build first;
+  // loaded once, silently (checked_image warns).
+  LoadedImage* load(const std::string& path, const std::string& recorded);
 };
 
 ElfResolver::ElfResolver(ElfResolverOptions options) : impl_(std::make_unique<Impl>()) {
@@ -170,7 +179,7 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& pat
   std::string error;
   ElfFile file = ElfFile::open(path, &error);
   if (!file) {
-    warn(path, path + ": " + error + "; its samples stay unnamed");
+    img->problem = path + ": " + error + "; its samples stay unnamed";
     return img;
   }
   ElfInfo info = symbolizer::read_elf_info(file.elf());
@@ -179,7 +188,7 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_file(const std::string& pat
   fill(*img, file, info, debug ? &debug : nullptr, name);
   img->path = path;
   if (img->symbols.empty() && img->fdes.empty()) {
-    warn(path, path + ": no function symbols (.symtab, .dynsym, debug file or .eh_frame)");
+    img->problem = path + ": no function symbols (.symtab, .dynsym, debug file or .eh_frame)";
   }
   return img;
 }
@@ -280,7 +289,7 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
     }
   }
   if (base == 0 || len == 0) {
-    warn("[vdso]", "[vdso]: this process has no vDSO to read symbols from");
+    img->problem = "[vdso]: this process has no vDSO to read symbols from";
     return img;
   }
   std::string error;
@@ -289,28 +298,35 @@ std::unique_ptr<LoadedImage> ElfResolver::Impl::load_vdso() {
   const auto* vdso = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(base));
   ElfFile file = ElfFile::from_memory({vdso, len}, &error);
   if (!file) {
-    warn("[vdso]", "[vdso]: " + error);
+    img->problem = "[vdso]: " + error;
     return img;
   }
   fill(*img, file, symbolizer::read_elf_info(file.elf()), nullptr, "[vdso]");
   return img;
 }
 
-LoadedImage* ElfResolver::Impl::checked_image(const Mmap& mapping, std::string* path_read,
-                                              std::string* build_id) {
-  std::string path = mapping.filename;
-  if (path != "[vdso]") {
-    if (is_pseudo_file(path)) return nullptr;
-    if (ends_with(path, kDeleted)) {
-      std::string live = path.substr(0, path.size() - kDeleted.size());
-      warn(path, path + ": file was deleted after it was mapped; reading " + live + " instead");
-      path = std::move(live);
-    }
-  }
-  const std::string recorded = lower(mapping.build_id);
+std::string ElfResolver::Impl::path_read(const std::string& filename) {
+  if (filename == "[vdso]" || !ends_with(filename, kDeleted)) return filename;
+  return filename.substr(0, filename.size() - kDeleted.size());
+}
+
+LoadedImage* ElfResolver::Impl::load(const std::string& path, const std::string& recorded) {
   // perf's copy of the recorded build first, as perf report reads it.
   LoadedImage* cached = path == "[vdso]" ? nullptr : cached_copy(path, recorded);
-  LoadedImage& img = cached ? *cached : image(path);
+  return cached ? cached : &image(path);
+}
+
+LoadedImage* ElfResolver::Impl::checked_image(const Mmap& mapping, std::string* path_read_out,
+                                              std::string* build_id) {
+  if (mapping.filename != "[vdso]" && is_pseudo_file(mapping.filename)) return nullptr;
+  std::string path = path_read(mapping.filename);
+  if (path != mapping.filename) {
+    warn(mapping.filename,
+         mapping.filename + ": file was deleted after it was mapped; reading " + path + " instead");
+  }
+  const std::string recorded = lower(mapping.build_id);
+  LoadedImage& img = *load(path, recorded);
+  if (!img.problem.empty()) warn(img.problem, img.problem);
   if (!img.ok) return nullptr;
   if (!recorded.empty() && !img.build_id.empty() && !build_ids_match(recorded, img.build_id)) {
     warn(path + "\n" + recorded,
@@ -319,8 +335,13 @@ LoadedImage* ElfResolver::Impl::checked_image(const Mmap& mapping, std::string* 
     return nullptr;
   }
   if (build_id) *build_id = img.build_id.empty() ? recorded : img.build_id;
-  if (path_read) *path_read = std::move(path);
+  if (path_read_out) *path_read_out = std::move(path);
   return &img;
+}
+
+void ElfResolver::preload(const std::string& filename, const std::string& build_id) {
+  if (filename != "[vdso]" && is_pseudo_file(filename)) return;
+  impl_->load(impl_->path_read(filename), lower(build_id));
 }
 
 std::vector<std::string> ElfResolver::resolve(const Mmap& mapping, std::span<const uint64_t> ips,

@@ -68,6 +68,13 @@ class ElfResolver : public UserSymbolResolver {
   };
   std::optional<CodeLocation> locate(const Mmap& mapping, uint64_t ip);
 
+  // Reads the file a mapping of `filename` (recorded with `build_id`) would
+  // be named from, so a later resolve() or locate() of it only looks names
+  // up: a report loads the images its stored table names on a second thread
+  // while it reads the records again. Warns of nothing itself (resolve()
+  // does, for the mappings it is given).
+  void preload(const std::string& filename, const std::string& build_id);
+
   // One line per problem met ("/usr/bin/x: build-id differs from the recording's").
   const std::vector<std::string>& warnings() const;
 

@@ -14,7 +14,7 @@ namespace {
 // warning the first time it meets such a file, and returns no names for it.
 class CheckingResolver : public UserSymbolResolver {
  public:
-  explicit CheckingResolver(ElfResolverOptions options) : elf(std::move(options)) {}
+  explicit CheckingResolver(ElfResolver& elf) : elf(elf) {}
   std::vector<std::string> resolve(const Mmap& mapping, std::span<const uint64_t> ips,
                                    std::string* build_id) override {
     const size_t before = elf.warnings().size();
@@ -23,7 +23,7 @@ class CheckingResolver : public UserSymbolResolver {
     return names;
   }
 
-  ElfResolver elf;
+  ElfResolver& elf;
   std::set<std::string> untrusted;  // image names as in the histogram
 };
 
@@ -70,7 +70,13 @@ ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbol
                                  const Histogram* previous, const std::string& buildid_cache) {
   ElfResolverOptions options;
   options.buildid_cache = buildid_cache;
-  CheckingResolver resolver(std::move(options));
+  ElfResolver elf(std::move(options));
+  return symbolize_profile(counts, kernel, previous, elf);
+}
+
+ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
+                                 const Histogram* previous, ElfResolver& elf) {
+  CheckingResolver resolver(elf);
   SymbolizedCounts named = symbolize_counts(counts, kernel, resolver);
   ProfileSymbols out;
   out.histogram = std::move(named.histogram);

@@ -22,6 +22,7 @@
 #include "core/model.h"
 #include "core/profile_writer.h"
 #include "core/stacks.h"
+#include "symbolizer/elf_resolver.h"
 
 namespace kprof {
 
@@ -38,6 +39,10 @@ struct ProfileSymbols {
 ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
                                  const Histogram* previous = nullptr,
                                  const std::string& buildid_cache = "");
+// The same, naming user addresses through `elf` (its options, and the images
+// it may have read already: ElfResolver::preload).
+ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbols& kernel,
+                                 const Histogram* previous, ElfResolver& elf);
 
 // Writes the Stacks (a -g profile: its flat table is their leaves) or else
 // the Histogram (a HistogramColumns chunk), then End.

@@ -39,18 +39,17 @@ void SymbolTable::finish() {
     if (a.addr != b.addr) return a.addr < b.addr;
     return better(a, b);
   });
-  // Keep the best alias per address, with the largest size any alias states.
-  std::vector<Entry> out;
-  out.reserve(entries_.size());
-  for (const Entry& e : entries_) {
-    if (!out.empty() && out.back().addr == e.addr) {
-      out.back().size = std::max(out.back().size, e.size);
+  // Keep the best alias per address, with the largest size any alias states
+  // (in place: a copy would be fresh memory to fault in).
+  size_t kept = 0;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (kept != 0 && entries_[kept - 1].addr == entries_[i].addr) {
+      entries_[kept - 1].size = std::max(entries_[kept - 1].size, entries_[i].size);
     } else {
-      out.push_back(e);
+      entries_[kept++] = entries_[i];
     }
   }
-  entries_ = std::move(out);
-  entries_.shrink_to_fit();
+  entries_.resize(kept);
 }
 
 SymbolTable::Extent SymbolTable::extent_of(size_t index) const {

@@ -23,7 +23,14 @@ class SymbolTable {
  public:
   // `name` may carry a "@VERSION" / "@@VERSION" suffix; it is dropped.
   void add(uint64_t addr, uint64_t size, std::string_view name, Binding binding);
-  // Sorts and collapses aliases; lookup() needs it.
+  // Room for `symbols` more entries and `name_bytes` more of their names,
+  // so adding a file's symbols copies nothing (an upper bound costs only
+  // address space: what is never written is never faulted in).
+  void reserve(size_t symbols, size_t name_bytes) {
+    entries_.reserve(entries_.size() + symbols);
+    names_.reserve(names_.size() + name_bytes);
+  }
+  // Sorts and collapses aliases, in place; lookup() needs it.
   void finish();
 
   // The raw (mangled) name of the function covering `vaddr`, or "".

@@ -320,6 +320,24 @@ TEST_F(FixtureAdd, BuildIdMismatchGivesEmptyNamesAndWarning) {
   EXPECT_EQ(resolve_one(r, *m, addr_of(add)), "kprof_fixture_add");
 }
 
+// preload() reads a file ahead (a report does it on a second thread while it
+// walks the records); resolving then names as without it, and the warnings
+// come from resolving the mappings, not from what was only read ahead.
+TEST_F(FixtureAdd, PreloadedImagesNameAsBeforeAndWarnOnlyWhenResolved) {
+  ElfResolver r;
+  r.preload(map_.filename, map_.build_id);
+  r.preload("/nonexistent/kprof/libnothing.so", "");
+  r.preload("[heap]", "");
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+  EXPECT_EQ(resolve_one(r, map_, addr_of(add_)), "kprof_fixture_add");
+  EXPECT_TRUE(r.warnings().empty()) << r.warnings().front();
+  Mmap missing{.start = 0x1000, .len = 0x1000, .filename = "/nonexistent/kprof/libnothing.so"};
+  EXPECT_EQ(resolve_one(r, missing, 0x1100), "");
+  EXPECT_EQ(resolve_one(r, missing, 0x1200), "");
+  ASSERT_EQ(r.warnings().size(), 1u);
+  EXPECT_NE(r.warnings()[0].find("/nonexistent/kprof/libnothing.so"), std::string::npos);
+}
+
 // Issue 23, item 7: a program rebuilt (or removed) since `perf record` is
 // read from perf's build-id cache, as perf report does.
 TEST_F(FixtureAdd, RebuiltFileIsReadFromPerfsBuildIdCache) {
