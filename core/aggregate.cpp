@@ -108,18 +108,24 @@ void AddressAggregator::on_lost(const Lost& l) {
 
 uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
   // Consecutive samples are mostly of one process in one mapping: try the
-  // last one found before searching.
-  if (last_.maps != nullptr && last_.pid == pid && last_.index < last_.maps->size()) {
-    Map& m = (*last_.maps)[last_.index];
-    if (ip >= m.start && ip < m.end) return mapping_index(m);
+  // last one found, then the same process's maps (a stack's frames are in
+  // several mappings of one process), before looking the process up.
+  std::vector<Map>* maps = nullptr;
+  if (last_.maps != nullptr && last_.pid == pid) {
+    if (last_.index < last_.maps->size()) {
+      Map& m = (*last_.maps)[last_.index];
+      if (ip >= m.start && ip < m.end) return mapping_index(m);
+    }
+    maps = last_.maps;
+  } else {
+    auto it = maps_.find(pid);
+    if (it == maps_.end()) return AddressCounts::kNoMapping;
+    maps = &it->second;
   }
-  auto it = maps_.find(pid);
-  if (it == maps_.end()) return AddressCounts::kNoMapping;
-  auto& maps = it->second;
-  auto m = std::upper_bound(maps.begin(), maps.end(), ip,
+  auto m = std::upper_bound(maps->begin(), maps->end(), ip,
                             [](uint64_t ip, const Map& m) { return ip < m.start; });
-  if (m == maps.begin() || ip >= std::prev(m)->end) return AddressCounts::kNoMapping;
-  last_ = {pid, &maps, static_cast<size_t>(std::prev(m) - maps.begin())};
+  if (m == maps->begin() || ip >= std::prev(m)->end) return AddressCounts::kNoMapping;
+  last_ = {pid, maps, static_cast<size_t>(std::prev(m) - maps->begin())};
   return mapping_index(*std::prev(m));
 }
 
@@ -157,9 +163,13 @@ void AddressAggregator::keys_of(const Sample& s, std::vector<AddressCounts::Key>
 }
 
 uint32_t AddressAggregator::frame_id(const AddressCounts::Key& key) {
-  auto [it, inserted] = frame_ids_.try_emplace(key, static_cast<uint32_t>(counts_.frames.size()));
-  if (inserted) counts_.frames.push_back(key);
-  return it->second;
+  const size_t known = frame_ids_.size();
+  const uint32_t entry = frame_ids_.slot(key);
+  if (entry == known) {  // a new frame
+    frame_ids_.entry(entry).second = static_cast<uint32_t>(counts_.frames.size());
+    counts_.frames.push_back(key);
+  }
+  return frame_ids_.entry(entry).second;
 }
 
 namespace {

@@ -189,7 +189,7 @@ class AddressAggregator : public RecordSink {
     uint32_t entry = UINT32_MAX;  // counts_.counts.slot(key)
   };
   std::array<Recent, kRecent> recent_{};
-  std::unordered_map<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
+  DenseHashMap<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
   AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
   bool frames_only_ = false;
   std::vector<AddressCounts::Key> keys_;  // reused per sample by add_stack

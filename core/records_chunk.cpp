@@ -383,7 +383,7 @@ void decode_columns(std::span<const uint8_t> payload, RecordSink& sink) {
                " records");
   }
   DecodeState st;
-  DenseHashMap<uint32_t, CpuState, CpuHash> cpu_state;
+  CpuStates cpu_state;
   Sample& s = st.sample;
   for (uint64_t i = 0; i < records; ++i) {
     const RecordKind kind = read_kind(kinds);

@@ -101,6 +101,21 @@ struct CpuState {
 struct CpuHash {
   size_t operator()(uint32_t cpu) const { return size_t{cpu} * 0x9e3779b1u; }
 };
+// Each CPU's state, looked up once per sample: CPU numbers a machine has
+// index a vector; larger ones (a damaged file's) go to a hash map.
+class CpuStates {
+ public:
+  CpuState& operator[](uint32_t cpu) {
+    if (cpu >= kDirect) return other_[cpu];
+    if (cpu >= direct_.size()) direct_.resize(cpu + 1);
+    return direct_[cpu];
+  }
+
+ private:
+  static constexpr uint32_t kDirect = 4096;
+  std::vector<CpuState> direct_;
+  DenseHashMap<uint32_t, CpuState, CpuHash> other_;
+};
 }  // namespace record_columns
 
 class RecordEncoder {
@@ -131,7 +146,7 @@ class RecordEncoder {
   ByteWriter col_[record_columns::kColumns];
   std::vector<StoredChain> chains_;                        // this chunk's, in order
   std::unordered_multimap<uint64_t, uint32_t> chain_ids_;  // hash -> index into chains_
-  DenseHashMap<uint32_t, record_columns::CpuState, record_columns::CpuHash> cpus_;
+  record_columns::CpuStates cpus_;
   uint64_t last_time_ = 0;
   size_t count_ = 0;
 };

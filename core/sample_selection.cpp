@@ -106,6 +106,15 @@ void SelectingSink::on_fork(const Fork& f) {
   next_.on_fork(f);
 }
 
+SelectingSink::Seen SelectingSink::seen() const {
+  Seen out = seen_;
+  for (const auto& [tid, n] : tid_counts_) out.tids[tid] += n;
+  for (uint32_t cpu = 0; cpu < cpu_counts_.size(); ++cpu) {
+    if (cpu_counts_[cpu] != 0) out.cpus[cpu] += cpu_counts_[cpu];
+  }
+  return out;
+}
+
 void SelectingSink::on_sample(const Sample& s) {
   if (s.kind != SampleKind::Cpu && s.kind != SampleKind::Event) {
     next_.on_sample(s);
@@ -115,8 +124,13 @@ void SelectingSink::on_sample(const Sample& s) {
       event_ == 0 ? s.kind == SampleKind::Cpu : s.kind == SampleKind::Event && s.event == event_;
   if (!of_event) return;
   ++seen_.total;
-  ++seen_.tids[s.tid];
-  ++seen_.cpus[s.cpu];
+  ++tid_counts_[s.tid];
+  if (s.cpu < kDirectCpus) {
+    if (s.cpu >= cpu_counts_.size()) cpu_counts_.resize(s.cpu + 1);
+    ++cpu_counts_[s.cpu];
+  } else {
+    ++seen_.cpus[s.cpu];
+  }
   seen_.first_ns = std::min(seen_.first_ns, s.time);
   seen_.last_ns = std::max(seen_.last_ns, s.time);
   const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {

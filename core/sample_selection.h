@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dense_hash_map.h"
 #include "core/model.h"
 
 namespace kprof {
@@ -76,14 +77,21 @@ class SelectingSink final : public ForwardingSink {
     next_.on_comm(c);
   }
   void on_fork(const Fork& f) override;
-  const Seen& seen() const { return seen_; }
+  // What went by so far.
+  Seen seen() const;
 
  private:
+  struct TidHash {
+    size_t operator()(uint32_t tid) const { return size_t{tid} * 0x9e3779b1u; }
+  };
   std::vector<uint32_t> tids_, cpus_;
   TimeRange range_;
   uint32_t event_;
   Sample copy_;  // an Event sample passed on as a Cpu one
-  Seen seen_;
+  Seen seen_;    // all but its tids and cpus, counted below (once per sample: no tree)
+  DenseHashMap<uint32_t, uint64_t, TidHash> tid_counts_;
+  std::vector<uint64_t> cpu_counts_;  // by CPU number, below kDirectCpus
+  static constexpr uint32_t kDirectCpus = 4096;
 };
 
 }  // namespace kprof
