@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 
 #include <cstring>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +134,18 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   }
 
   const std::unordered_map<std::string, std::string> ids = build_ids_by_file(h);
+  // The user images the header lists (perf keeps the build-ids of what was
+  // sampled) are read on a second thread while the records are walked, so
+  // naming what the walk counted only looks names up.
+  ElfResolverOptions elf_options;
+  elf_options.buildid_cache = options.buildid_dir;
+  ElfResolver elf(std::move(elf_options));
+  // (Declared after `elf`: the future waits for its thread when it goes.)
+  std::future<void> preloaded = std::async(std::launch::async, [&elf, &h] {
+    for (const PerfBuildId& b : h.build_ids) {
+      if (!b.kernel) elf.preload(b.filename, b.build_id);
+    }
+  });
   AddressAggregator agg(p.run.event.callchains);
   ImportSink sink(agg, out ? &*out : nullptr);
   // perf record --call-graph dwarf: its stack copies unwound on the way in
@@ -158,7 +171,8 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   p.modules = std::move(kernel.modules);
 
   const KernelSymbols ks = KernelSymbols::parse(p.kallsyms, p.modules);
-  ProfileSymbols named = symbolize_profile(counts, ks, nullptr, options.buildid_dir);
+  preloaded.get();
+  ProfileSymbols named = symbolize_profile(counts, ks, nullptr, elf);
   for (const std::string& w : named.warnings) p.run.notices.push_back(w);
   if (named.stacks) {
     p.stacks = std::move(named.stacks);

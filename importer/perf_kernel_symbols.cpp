@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/input.h"
+#include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 
 namespace kprof::importer {
@@ -142,10 +143,15 @@ PerfKernelSymbols perf_kernel_symbols(const PerfDataHeader& h, const std::string
                                       std::optional<uint64_t> recorded_text) {
   Found found = find_kernel_symbols(h, kernel_build_id, options);
   PerfKernelSymbols& k = found.symbols;
+  // Only the functions the samples fall in and their neighbours, as kprof
+  // record keeps them: a whole kallsyms is ~10 MB to copy and parse again
+  // by every reader of the profile.
+  std::string subset = kallsyms_subset(k.kallsyms, k.modules, counts);
   // An earlier snapshot of this boot may not know text that came later.
   if (found.running && options.running.kallsyms_now &&
-      !kernel_ips_in_boot_static_text(counts, KernelSymbols::parse(k.kallsyms, k.modules))) {
+      !kernel_ips_in_boot_static_text(counts, KernelSymbols::parse(subset, k.modules))) {
     k.kallsyms = options.running.kallsyms_now();
+    subset.clear();
   }
   if (!k.source.empty() && recorded_text) {
     const uint64_t text = kallsyms_text_address(k.kallsyms);
@@ -153,8 +159,10 @@ PerfKernelSymbols perf_kernel_symbols(const PerfDataHeader& h, const std::string
       k.kallsyms = relocate_kallsyms(k.kallsyms, *recorded_text - text);
       k.modules.clear();  // module addresses of another boot say nothing
       k.source += "; moved by the KASLR offset of the recording's boot";
+      subset.clear();
     }
   }
+  k.kallsyms = subset.empty() ? kallsyms_subset(k.kallsyms, k.modules, counts) : std::move(subset);
   return std::move(k);
 }
 

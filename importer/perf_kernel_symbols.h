@@ -4,7 +4,8 @@
 // lies in kernel text that comes and goes within a boot); perf's build-id
 // cache; else none, and why. A kallsyms of another boot than the recording
 // is moved by the KASLR offset: the recording's "_text" (the pgoff of its
-// kernel mapping) against the kallsyms's own.
+// kernel mapping) against the kallsyms's own. What is kept of it is the
+// lines `counts` needs (core/kallsyms_subset.h), as kprof record keeps.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@
 namespace kprof::importer {
 
 struct PerfKernelSymbols {
-  std::string kallsyms, modules;  // the text, as a Profile keeps it
+  std::string kallsyms, modules;  // the text, as a Profile keeps it (kallsyms: a subset)
   std::string source;             // where it came from; "" when none was found
   std::string why_none;           // when none was found: why
 };

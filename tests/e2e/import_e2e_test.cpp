@@ -231,6 +231,24 @@ TEST_F(ImportE2E, KernelFunctionsAreNamed) {
   EXPECT_GT(kernel_named, 30.0) << "a syscall loop spends most of its time in the kernel\n"
                                 << r.out.substr(0, 3000);
   EXPECT_LT(kernel_unknown, 1.0) << r.out.substr(0, 3000);
+
+  // What an import keeps of the kernel's symbols is what its samples need
+  // (the functions they fall in and their neighbours), as kprof record keeps:
+  // not the whole kallsyms, which every reader would parse again.
+  const std::string out = dir_.file("sys.kprof");
+  RunResult imp = kprof({"import", f, "-o", out});
+  ASSERT_EQ(imp.exit_code, 0) << imp.describe();
+  RunResult again = kprof({"report", out, "--csv", "-"});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_EQ(again.out, r.out);
+  RunResult info = kprof({"info", out});
+  std::smatch m;
+  static const std::regex kept(R"(kallsyms:\s+([0-9,]+) symbols)");
+  ASSERT_TRUE(std::regex_search(info.out, m, kept)) << info.out;
+  std::string digits = m[1];
+  std::erase(digits, ',');
+  EXPECT_GT(std::stoull(digits), 0u) << info.out;
+  EXPECT_LT(std::stoull(digits), 5000u) << info.out;
 }
 
 TEST_F(ImportE2E, CallGraphRecordingMatchesPerfAndHasStacks) {
