@@ -35,10 +35,25 @@ bool better_alias(const Line& a, const Line& b) {
   return kallsyms::better_alias(a.type, a.name, b.type, b.name);
 }
 
+// A function line, kept small (a kallsyms has ~150k of them, and on the
+// machines kprof runs on first-touched memory costs ~10 us a page): where
+// its text is, and its address. The rest is parsed again where needed.
+struct FuncLine {
+  uint64_t addr;
+  uint32_t off, len;  // of its text in the kallsyms
+};
+
 struct Sym {
   uint64_t addr;
-  std::string_view module;  // of the alias KernelSymbols keeps
+  uint32_t best;  // index of the alias KernelSymbols keeps, in the function lines
 };
+
+// A function line's fields (it parsed once already).
+Line fields_of(std::string_view kallsyms, const FuncLine& f) {
+  Line l;
+  parse_line(kallsyms.substr(f.off, f.len), &l);
+  return l;
+}
 
 struct Range {
   uint64_t start, end;
@@ -68,7 +83,8 @@ std::vector<Range> module_ranges(std::string_view modules) {
 // The index in `syms` of the symbol KernelSymbols::lookup(ip) names ip
 // with, or npos (mirrors its search: inside a module's range only that
 // module's symbols count).
-size_t covering(const std::vector<Sym>& syms, const std::vector<Range>& ranges, uint64_t ip) {
+size_t covering(std::string_view kallsyms, const std::vector<FuncLine>& funcs,
+                const std::vector<Sym>& syms, const std::vector<Range>& ranges, uint64_t ip) {
   constexpr size_t npos = SIZE_MAX;
   size_t it =
       static_cast<size_t>(std::upper_bound(syms.begin(), syms.end(), ip,
@@ -81,7 +97,7 @@ size_t covering(const std::vector<Sym>& syms, const std::vector<Range>& ranges, 
     while (it > 0) {
       const Sym& s = syms[it - 1];
       if (s.addr < r.start) break;
-      if (s.module == r.module) return it - 1;
+      if (fields_of(kallsyms, funcs[s.best]).module == r.module) return it - 1;
       --it;
     }
     return npos;
@@ -135,18 +151,23 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
                             std::span<const uint64_t> ips) {
   // The function lines (what KernelSymbols keeps) and the anchors; any
   // other line only tells whether addresses are hidden.
-  std::vector<Line> funcs;
-  funcs.reserve(kallsyms.size() / 32);      // lines are ~40 bytes
+  std::vector<FuncLine> funcs;
+  funcs.reserve(kallsyms.size() / 32);      // lines are ~40 bytes; untouched room costs nothing
   std::vector<std::string_view> out_lines;  // views into `kallsyms`
   std::string_view first_line;
   bool any_nonzero = false;
   for (std::string_view rest = kallsyms; !rest.empty();) {
     const size_t nl = rest.find('\n');
     Line line;
+    const size_t off = static_cast<size_t>(rest.data() - kallsyms.data());
     if (parse_line(rest.substr(0, nl), &line)) {
       if (first_line.empty()) first_line = line.text;
       any_nonzero |= line.addr != 0;
-      if (is_function(line.type) && line.addr != 0) funcs.push_back(line);
+      if (is_function(line.type) && line.addr != 0 && off <= UINT32_MAX &&
+          line.text.size() <= UINT32_MAX) {
+        funcs.push_back(
+            {line.addr, static_cast<uint32_t>(off), static_cast<uint32_t>(line.text.size())});
+      }
       if (line.module.empty() && line.name.size() <= 10 && line.name.starts_with('_') &&
           std::find(kAnchors.begin(), kAnchors.end(), line.name) != kAnchors.end()) {
         out_lines.push_back(line.text);
@@ -159,36 +180,43 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
 
   // One symbol per address: the alias KernelSymbols keeps. kallsyms lists
   // the kernel in address order, then each module: sort only when needed.
-  auto by_addr = [](const Line& a, const Line& b) { return a.addr < b.addr; };
+  auto by_addr = [](const FuncLine& a, const FuncLine& b) { return a.addr < b.addr; };
   if (!std::is_sorted(funcs.begin(), funcs.end(), by_addr)) {
     std::stable_sort(funcs.begin(), funcs.end(), by_addr);
   }
   std::vector<Sym> syms;
-  std::vector<size_t> first_of;  // per sym: its first line in funcs
+  std::vector<uint32_t> first_of;  // per sym: its first line in funcs
   syms.reserve(funcs.size());
   first_of.reserve(funcs.size() + 1);
   for (size_t i = 0; i < funcs.size();) {
     size_t j = i + 1;
-    const Line* best = &funcs[i];
-    for (; j < funcs.size() && funcs[j].addr == funcs[i].addr; ++j) {
-      if (better_alias(funcs[j], *best)) best = &funcs[j];
+    size_t best = i;
+    if (j < funcs.size() && funcs[j].addr == funcs[i].addr) {  // aliases: parse them again
+      Line best_line = fields_of(kallsyms, funcs[i]);
+      for (; j < funcs.size() && funcs[j].addr == funcs[i].addr; ++j) {
+        Line l = fields_of(kallsyms, funcs[j]);
+        if (better_alias(l, best_line)) {
+          best = j;
+          best_line = l;
+        }
+      }
     }
-    syms.push_back({best->addr, best->module});
-    first_of.push_back(i);
+    syms.push_back({funcs[i].addr, static_cast<uint32_t>(best)});
+    first_of.push_back(static_cast<uint32_t>(i));
     i = j;
   }
-  first_of.push_back(funcs.size());
+  first_of.push_back(static_cast<uint32_t>(funcs.size()));
 
   std::vector<size_t> keep;  // indexes into syms
   const std::vector<Range> ranges = module_ranges(modules);
   for (uint64_t ip : ips) {
-    const size_t i = covering(syms, ranges, ip);
+    const size_t i = covering(kallsyms, funcs, syms, ranges, ip);
     if (i == SIZE_MAX) continue;
     keep.push_back(i);
     if (i + 1 < syms.size()) keep.push_back(i + 1);
   }
   // The kernel image's function span (in_boot_static_text).
-  auto kernel = [](const Sym& s) { return s.module.empty(); };
+  auto kernel = [&](const Sym& s) { return fields_of(kallsyms, funcs[s.best]).module.empty(); };
   if (auto first = std::find_if(syms.begin(), syms.end(), kernel); first != syms.end()) {
     keep.push_back(static_cast<size_t>(first - syms.begin()));
     keep.push_back(
@@ -197,7 +225,9 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
   std::sort(keep.begin(), keep.end());
   keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
   for (size_t k : keep) {
-    for (size_t i = first_of[k]; i < first_of[k + 1]; ++i) out_lines.push_back(funcs[i].text);
+    for (size_t i = first_of[k]; i < first_of[k + 1]; ++i) {
+      out_lines.push_back(kallsyms.substr(funcs[i].off, funcs[i].len));
+    }
   }
 
   // In the order of the text, each once (an anchor can be a kept function).
