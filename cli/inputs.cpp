@@ -291,9 +291,9 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   notes.push_back(std::move(notice));
 }
 
-}  // namespace
-
-Profile load_input(const std::string& path, const InputOptions& options) {
+// load_input without counting a picked event's records: true when --event
+// picked one that needs them counted (select_records).
+Profile load_unpicked(const std::string& path, const InputOptions& options, bool* recount) {
   // Opening a FIFO waits for its writer: say so rather than hang silently.
   struct stat st {};
   if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode) &&
@@ -303,7 +303,16 @@ Profile load_input(const std::string& path, const InputOptions& options) {
   }
   const importer::ImportOptions o = import_options(options);
   Profile p = importer::with_boot_kallsyms(importer::load_any(path, o), o.running);
-  if (pick_event(p, path, options.event)) {
+  *recount = pick_event(p, path, options.event);
+  return p;
+}
+
+}  // namespace
+
+Profile load_input(const std::string& path, const InputOptions& options) {
+  bool recount = false;
+  Profile p = load_unpicked(path, options, &recount);
+  if (recount) {
     std::vector<std::string> notes;
     select_records(p, path, options, {}, notes);
   }
@@ -393,9 +402,16 @@ void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {
 
 Profile load_filtered(const std::string& path, const InputOptions& options,
                       const SampleFilter& filter, std::vector<std::string>* notes) {
-  Profile p = load_input(path, options);
-  std::vector<std::string> added;
-  if (!filter.records.empty()) select_records(p, path, options, filter.records, added);
+  // The records are counted once: for --tid, --cpu or --time when given
+  // (of the event picked), else for a picked event alone.
+  bool recount = false;
+  Profile p = load_unpicked(path, options, &recount);
+  std::vector<std::string> added, event_notes;
+  if (!filter.records.empty()) {
+    select_records(p, path, options, filter.records, added);
+  } else if (recount) {
+    select_records(p, path, options, {}, event_notes);
+  }
   if (!filter.table_keys_empty()) {
     apply_filter(p, filter);
     added.push_back(p.run.notices.back());

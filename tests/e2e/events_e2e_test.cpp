@@ -79,6 +79,21 @@ TEST_F(Events, TwoEventsInOneRecordingEachShownByItself) {
   }
   EXPECT_NE(r.out.find("syscall"), std::string::npos) << "libc's syscall() makes the calls";
 
+  // With --event and a key only the records hold (--time), the records are
+  // counted once, for both: one notice, and every hit in the whole range.
+  r = run({kprof_binary(), "report", "--event", tp, "--time", "0%,100%", profile_}, dir_.path(),
+          60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("# notice:         filtered (--time 0%,100%)"), std::string::npos)
+      << r.describe();
+  EXPECT_EQ(r.out.find("samples, counted from the records"), std::string::npos)
+      << "counted a second time for --event alone\n"
+      << r.describe();
+  EXPECT_EQ(
+      table_total(r.out),
+      table_total(run({kprof_binary(), "report", "--event", tp, profile_}, dir_.path(), 60).out))
+      << r.describe();
+
   // kprof script prints the chosen event's samples, named as it.
   r = run({kprof_binary(), "script", "--event", tp, "--fields", "event", "--no-pager", profile_},
           dir_.path(), 60);
