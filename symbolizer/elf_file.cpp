@@ -145,9 +145,11 @@ size_t add_function_symbols(Elf* elf, uint32_t section_type, SymbolTable& table)
     size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     if (entsize == 0) continue;
     size_t count = data->d_size / entsize;
-    GElf_Shdr strtab;
+    // Room for every symbol and for the names as large as the string table
+    // read (its data: a header's size is untrusted, the bytes are there).
     Elf_Scn* names = elf_getscn(elf, shdr.sh_link);
-    table.reserve(count, names && gelf_getshdr(names, &strtab) ? strtab.sh_size : 0);
+    const Elf_Data* name_data = names ? elf_getdata(names, nullptr) : nullptr;
+    table.reserve(count, name_data && name_data->d_buf ? name_data->d_size : 0);
     for (size_t i = 0; i < count; ++i) {
       GElf_Sym sym;
       if (!gelf_getsym(data, static_cast<int>(i), &sym)) break;
