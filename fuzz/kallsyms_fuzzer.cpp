@@ -1,11 +1,17 @@
-// Fuzzes the kallsyms and modules parsers and lookup. Input: kallsyms text,
-// then a NUL byte, then modules text, then (after a second NUL) 8-byte
-// little-endian addresses to look up.
+// Fuzzes the kallsyms and modules parsers and lookup, and the subset a
+// profile keeps (core/kallsyms_subset.h), which must name the addresses alike. Input: kallsyms
+// text, then a NUL byte, then modules text, then (after a second NUL) 8-byte little-endian
+// addresses to look up.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "core/kallsyms_subset.h"
 #include "core/kernel_symbols.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,9 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (b != std::string_view::npos) addrs = rest.substr(b + 1);
   }
   const auto ks = kprof::KernelSymbols::parse(kallsyms, modules);
+  std::vector<uint64_t> ips;
   for (size_t i = 0; i + 8 <= addrs.size(); i += 8) {
     uint64_t addr;
     std::memcpy(&addr, addrs.data() + i, 8);
+    ips.push_back(addr);
     const auto hit = ks.lookup(addr);
     if (hit.image.empty() || hit.function.empty()) __builtin_trap();
     (void)ks.in_boot_static_text(addr);
@@ -31,5 +39,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)ks.lookup(0);
   (void)ks.lookup(UINT64_MAX);
+  std::sort(ips.begin(), ips.end());
+  ips.erase(std::unique(ips.begin(), ips.end()), ips.end());
+  const std::string subset = kprof::kallsyms_subset(kallsyms, modules, ips);
+  const auto kept = kprof::KernelSymbols::parse(subset, modules);
+  for (uint64_t ip : ips) {
+    if (kept.lookup(ip).function != ks.lookup(ip).function) __builtin_trap();
+  }
   return 0;
 }
