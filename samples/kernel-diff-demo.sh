@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # The kernel demo: profile the same workload under three configurations of
 # one Debian 6.1 kernel (generic, cloud: a minimal config for VMs, and rt:
-# PREEMPT_RT), each booted in qemu (TCG, no KVM needed), several recordings
-# per kernel, and print what changed: what differs besides the kernel, the
-# cost per system call per kernel and the functions behind its change, the
-# matched diff with verdicts from run-to-run variance, time off CPU, and a page.
+# PREEMPT_RT), each booted in qemu (TCG, no KVM needed; one virtual CPU whose
+# clock counts instructions, so runs repeat whatever else the host runs),
+# several recordings per kernel, and print what changed: what differs
+# besides the kernel, the cost per system call per kernel and the functions
+# behind its change, the matched diff with verdicts from run-to-run
+# variance, time off CPU, and a page.
 #
-#   samples/kernel-diff-demo.sh [--out DIR] [--runs N] [--seconds N] [--repeatable]
+#   samples/kernel-diff-demo.sh [--out DIR] [--runs N] [--seconds N] [--real-clock]
 #                               [--smoke] [--no-install] [--timeout S]
 #
 #   --out DIR      where the profiles, serial logs and read-back files go
 #                  (default samples/cache/demo-out: DIR/LABEL-RUN.kprof, DIR/diff.html)
 #   --kernels L    which of generic,cloud,rt to boot (default all three)
 #   --runs N       recordings per kernel, one after another in one boot (default 5)
-#   --seconds N    length of each in-guest recording (default 4)
-#   --repeatable   -smp 1 -icount shift=3,sleep=off: repeatable runs, slower
+#   --seconds N    length of each in-guest recording, in the guest's time (default 8)
+#   --real-clock   two virtual CPUs (-smp 2, one host thread each) on the host's
+#                  clock, instead of one (-smp 1) whose clock counts its
+#                  instructions (-icount shift=3,sleep=off: 8 ns each). On the
+#                  host's clock every cost moves with the host's load (runs
+#                  of one boot spread ~11% alone, ~25% beside a test suite);
+#                  on the instruction clock runs repeat to sampling noise
 #   --smoke        boot both kernels with an initramfs that only writes
 #                  `uname -r` to the disk and powers off (no kprof needed)
 #   --no-install   never apt-get install; skip if a tool is missing
@@ -60,10 +67,11 @@ readonly KPKG_VERSION=${KPROF_DEMO_KPKG_VERSION:-6.1.176-1}
 readonly SUITE=bookworm
 FLAVORS=(amd64 cloud-amd64 rt-amd64)
 LABELS=(generic cloud rt)
-# The guests' workload: two threads of samples/syscalls (contending for the
-# working directory's and the file table's locks: spinlocks, sleeping ones on
-# RT) and its compute loop, crunch: the control, whose cost per round should
-# not change with the kernel. Sampled at FREQ Hz.
+# The guests' workload: two threads of samples/syscalls (sharing the working
+# directory's and the file table's locks: spinlocks, sleeping ones on RT, where
+# a thread preempted holding one blocks the other) and its compute loop,
+# crunch: the control, whose cost per round should not change with the
+# kernel. Sampled at FREQ Hz.
 readonly THREADS=2 FREQ=${KPROF_DEMO_FREQ:-999}
 # The calls it makes (under TCG the vDSO's clock falls back to a system call):
 # counted, and only these (kprof record --syscalls-only: a few counting
@@ -77,10 +85,10 @@ cache=${KPROF_DEMO_CACHE:-$here/cache}
 static_build=${KPROF_STATIC_BUILD:-$root/build-static}
 kprof_static=
 out=$cache/demo-out
-seconds=4
+seconds=8
 runs=5
 kernels=generic,cloud,rt
-repeatable=0
+real_clock=0
 smoke=0
 install=1
 timeout_s=240
@@ -95,7 +103,7 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --kernels) kernels=$2; shift 2 ;;
-    --repeatable) repeatable=1; shift ;;
+    --real-clock) real_clock=1; shift ;;
     --smoke) smoke=1; shift ;;
     --no-install) install=0; shift ;;
     --timeout) timeout_s=$2; shift 2 ;;
@@ -444,9 +452,9 @@ serial_tail() { sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\r//g' "$1" 2>/dev/null | ta
 boot_once() {
   local flavor=$1 label=$2
   local dir=$cache/$KABI-$flavor img=$work/out-$label.img log=$out/$label.serial.log
-  local append="console=ttyS0 quiet panic=-1" cpu=(-smp 2) i rc
+  local append="console=ttyS0 quiet panic=-1" cpu=(-smp 1 -icount "shift=3,sleep=off") i rc
   [[ $flavor == rt-* ]] && append+=" noirqdebug"
-  [[ $repeatable -eq 1 ]] && cpu=(-smp 1 -icount "shift=3,sleep=off")
+  [[ $real_clock -eq 1 ]] && cpu=(-smp 2)
   rm -f "$img" && truncate -s 256M "$img"
   say "booting $KABI-$flavor ($label)"
   local t0=$SECONDS
