@@ -248,8 +248,8 @@ class PageTest(unittest.TestCase):
             self.assertEqual(got["verdict"], row["sides"][1]["verdict"], row["name"])
         # Facts of the shipped pair, as `kprof diff` prints them.
         self.assertEqual(rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["verdict"], "changed")
-        self.assertEqual(rows[("preempt_schedule_irq", "[kernel]")]["verdict"], "changed")
-        self.assertIn("+++", rows[("preempt_schedule_irq", "[kernel]")]["text"])
+        self.assertEqual(rows[("migrate_disable", "[kernel]")]["verdict"], "changed")
+        self.assertIn("+++", rows[("migrate_disable", "[kernel]")]["text"])
         self.assertIn("irq-skid", rows[("_raw_spin_unlock_irqrestore", "[kernel]")]["text"])
         # Issue 24: PREEMPT_RT's own code is said to be, migrate_enable is not (it is not RT-only).
         self.assertIn("CONFIG_PREEMPT_RT", rows[("rt_spin_unlock", "[kernel]")]["text"])
