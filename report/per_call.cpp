@@ -97,7 +97,14 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
   // The user-side caller (the first user frame: the libc wrapper that made
   // the call), per stack in the path: whose calls its entry/exit work was.
   std::map<std::string, std::set<std::string>> caller_calls;
+  std::map<std::string, uint64_t> caller_kernel;  // samples in its calls and their path, by caller
   std::vector<std::pair<std::string, double>> path_samples;  // (caller, period)
+  struct UserSample {
+    std::string caller;
+    uint64_t samples;
+    double period;
+  };
+  std::vector<UserSample> wrapper_samples;  // user-mode leaves
   auto caller_of = [&](const Stack& s) -> std::string {
     for (uint32_t id : s.frames) {
       if (id < stacks->frames.size() && stacks->frames[id].mode == Mode::User) {
@@ -112,7 +119,8 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
     if (s.frames.empty() || s.frames[0] >= stacks->frames.size()) continue;
     const Frame& leaf = stacks->frames[s.frames[0]];
     if (leaf.mode != Mode::Kernel) {
-      p.user_samples += s.samples;
+      // Charged below when its function is a wrapper seen making calls.
+      wrapper_samples.push_back({caller_of(s), s.samples, static_cast<double>(s.period)});
       continue;
     }
     bool in_path = false, counting = false;
@@ -134,13 +142,16 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
       CallFunction& fn = functions[call][canonical_name(leaf.function)];
       fn.samples += s.samples;
       fn.period += period;
-      if (const std::string caller = caller_of(s); !caller.empty())
+      if (const std::string caller = caller_of(s); !caller.empty()) {
         caller_calls[caller].insert(call);
+        caller_kernel[caller] += s.samples;
+      }
     } else if (in_path || !call.empty()) {
       // A call not counted (made before counting began) or the path itself.
       p.entry_exit_samples += s.samples;
       p.entry_exit_period += period;
       path_samples.emplace_back(caller_of(s), period);
+      caller_kernel[path_samples.back().first] += s.samples;
     } else {
       p.other_kernel_samples += s.samples;
     }
@@ -148,17 +159,42 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
   // Entry/exit work goes to the calls its user-side caller is seen making (a
   // caller making several kinds, syscall(2): in proportion to their counts);
   // a caller never seen inside a call leaves it in the pool shared evenly.
+  auto charge = [&](const std::set<std::string>& to, double period) {
+    double n = 0;
+    for (const std::string& call : to) n += static_cast<double>(calls[call].calls);
+    for (const std::string& call : to) {
+      calls[call].entry_exit_period += period * static_cast<double>(calls[call].calls) / n;
+    }
+  };
   for (const auto& [caller, period] : path_samples) {
     const auto it = caller_calls.find(caller);
     if (caller.empty() || it == caller_calls.end()) {
       p.shared_entry_exit_period += period;
+    } else {
+      charge(it->second, period);
+    }
+  }
+  // A user-mode sample in a wrapper seen making calls is the return's: the
+  // timer cannot fire while the way back to user mode has interrupts off,
+  // so it fires at the wrapper's first instruction after the syscall. A
+  // function with more samples of its own than in the kernel for the calls
+  // it makes is not a wrapper (a loop that makes its calls inline): its own
+  // stay user time.
+  std::map<std::string, uint64_t> caller_own;
+  for (const UserSample& u : wrapper_samples) caller_own[u.caller] += u.samples;
+  for (const UserSample& u : wrapper_samples) {
+    auto it = u.caller.empty() ? caller_calls.end() : caller_calls.find(u.caller);
+    if (it != caller_calls.end() && caller_own[u.caller] > caller_kernel[u.caller]) {
+      it = caller_calls.end();
+    }
+    if (it == caller_calls.end()) {
+      p.user_samples += u.samples;
       continue;
     }
-    double n = 0;
-    for (const std::string& call : it->second) n += static_cast<double>(calls[call].calls);
-    for (const std::string& call : it->second) {
-      calls[call].entry_exit_period += period * static_cast<double>(calls[call].calls) / n;
-    }
+    p.wrapper_samples += u.samples;
+    p.entry_exit_samples += u.samples;
+    p.entry_exit_period += u.period;
+    charge(it->second, u.period);
   }
   for (auto& [name, c] : calls) {
     for (auto& [fname, fn] : functions[name]) {
@@ -215,7 +251,10 @@ void write_per_call(std::ostream& out, const PerCallProfile& p, size_t top) {
          "caller made, else evenly); "
       << share(p.counting_samples) << "% in the counting's own tracepoint handlers (not charged); "
       << share(p.other_kernel_samples) << "% elsewhere in the kernel (interrupts, faults, kernel "
-      << "threads); " << share(p.user_samples) << "% in user space\n";
+      << "threads); " << share(p.user_samples) << "% in user space (besides "
+      << share(p.wrapper_samples)
+      << "% in the calls' libc wrappers, counted as entry/exit: where the return to user mode's "
+         "interrupt-disabled time lands)\n";
 }
 
 // ---------------------------------------------------------------- across profiles

@@ -9,7 +9,9 @@
 //
 // Samples in the system-call path outside any call's entry (do_syscall_64's
 // own work, the return to user mode, with the task work a call left there:
-// close's final fput) are calls' entry and exit: charged to the calls whose
+// close's final fput), and user-mode samples in a call's libc wrapper (the
+// return's interrupt-disabled time, which a timer can only sample at the
+// wrapper's next instruction), are calls' entry and exit: charged to the calls whose
 // samples show the same user-side caller (the first user frame: the libc
 // wrapper, __close; syscall(2) making several kinds: in proportion to their
 // counts); where that caller was never seen inside a call, shared evenly
@@ -74,6 +76,11 @@ struct PerCallProfile {
   // Kernel samples outside the system-call path (interrupts, faults, kernel
   // threads), and user samples: not system-call time.
   uint64_t other_kernel_samples = 0, user_samples = 0;
+  // User samples in a libc wrapper seen making calls (its function is a
+  // kernel sample's first user frame): the return's interrupt-disabled time,
+  // which cpu-clock can only sample at the wrapper's next instruction.
+  // Entry/exit work (in entry_exit_samples/_period, charged by caller).
+  uint64_t wrapper_samples = 0;
   // Of it, the work whose user-side caller was never seen inside a call:
   // shared evenly over every call.
   double shared_entry_exit_period = 0;

@@ -55,7 +55,8 @@ EventInfo cpu_clock() {
 // chdir: `chdir_samples` under __x64_sys_chdir, split link_path_walk /
 // extra (rt_spin_unlock); newuname 200 under __do_sys_newuname (tail-called:
 // no __x64_ frame); 100 in do_syscall_64 itself; 50 in the counting's
-// handlers; 30 in an interrupt; 20 in user space.
+// handlers; 30 in an interrupt; 20 in user space (compute: it makes no calls,
+// so they are not a wrapper's).
 Stacks profile(uint64_t walk, uint64_t extra) {
   std::vector<std::pair<std::vector<std::string>, uint64_t>> in = {
       {under({"link_path_walk", "__x64_sys_chdir"}), walk},
@@ -63,7 +64,7 @@ Stacks profile(uint64_t walk, uint64_t extra) {
       {under({}), 100},
       {under({"perf_tp_event", "perf_syscall_enter", "syscall_trace_enter"}), 50},
       {{"native_safe_halt", "asm_sysvec_apic_timer_interrupt"}, 30},
-      {{"u:main"}, 20}};
+      {{"u:compute", "u:main"}, 20}};
   if (extra) in.push_back({under({"rt_spin_unlock", "__x64_sys_chdir"}), extra});
   return make_stacks(in);
 }
@@ -127,6 +128,50 @@ TEST(PerCall, EntryExitGoesToTheCallItsUserCallerMakes) {
   EXPECT_DOUBLE_EQ(p.entry_exit_of(*by["close"]), 400);
   EXPECT_DOUBLE_EQ(p.entry_exit_of(*by["getpid"]), 200);
   EXPECT_DOUBLE_EQ(p.entry_exit_per_call(), 600e6 / 2e6);
+}
+
+// The way back to user mode runs with interrupts off, so a timer sample due
+// there lands on the wrapper's next instruction: a user-mode sample in a
+// wrapper seen making calls is that call's exit; one in other user code
+// (main) stays user time.
+TEST(PerCall, SamplesInACallsWrapperAreItsExit) {
+  auto path = [](std::vector<std::string> f, const std::string& caller) {
+    f.insert(f.end(), kEntry.begin(), kEntry.end());
+    f.push_back("u:" + caller);
+    f.push_back("u:main");
+    return f;
+  };
+  const Stacks s = make_stacks({{path({"filp_close", "__x64_sys_close"}, "__close"), 100},
+                                {path({"__x64_sys_getpid"}, "syscall"), 30},
+                                {path({"__x64_sys_getppid"}, "syscall"), 30},
+                                {{"u:__close", "u:main"}, 30},
+                                {{"u:syscall", "u:main"}, 40},
+                                {{"u:main"}, 20}});
+  // main makes no call itself here; a loop making its calls inline whose own
+  // samples outnumber those inside them is no wrapper either (below).
+  SyscallCounts c;
+  c.calls = {{"close", 1'000'000}, {"getpid", 300'000}, {"getppid", 100'000}};
+  const PerCallProfile p = per_call_profile(s, c, cpu_clock(), 1, "x");
+  std::map<std::string, const CallCost*> by;
+  for (const CallCost& cc : p.calls) by[cc.name] = &cc;
+  EXPECT_EQ(p.user_samples, 20u);
+  EXPECT_EQ(p.wrapper_samples, 70u);
+  EXPECT_EQ(p.entry_exit_samples, 70u);
+  EXPECT_DOUBLE_EQ(by["close"]->entry_exit_period, 30e6);
+  EXPECT_DOUBLE_EQ(by["getpid"]->entry_exit_period, 30e6);  // syscall(2)'s 40 ms by counts, 3:1
+  EXPECT_DOUBLE_EQ(by["getppid"]->entry_exit_period, 10e6);
+  EXPECT_DOUBLE_EQ(p.entry_exit_of(*by["close"]), 30);
+  EXPECT_DOUBLE_EQ(by["close"]->period, 100e6);  // under its entry: unchanged
+  std::ostringstream out;
+  write_per_call(out, p, 0);
+  EXPECT_NE(out.str().find("in the calls' libc wrappers, counted as entry/exit"), std::string::npos)
+      << out.str();
+
+  const Stacks loop =
+      make_stacks({{path({"__x64_sys_getpid"}, "spin"), 10}, {{"u:spin", "u:main"}, 11}});
+  const PerCallProfile q = per_call_profile(loop, c, cpu_clock(), 1, "x");
+  EXPECT_EQ(q.user_samples, 11u);
+  EXPECT_EQ(q.wrapper_samples, 0u);
 }
 
 TEST(PerCall, MissingStacksOrCountsIsExitTwoWithTheFix) {
