@@ -73,4 +73,32 @@ class DenseHashMap {
   std::vector<uint32_t> index_;  // entry number + 1; 0 = empty
 };
 
+// The hash for small integer ids (thread ids, CPU numbers): Fibonacci.
+struct IdHash {
+  size_t operator()(uint32_t id) const { return size_t{id} * 0x9e3779b1u; }
+};
+
+// A value per id where the ids are mostly small (CPU numbers): those below
+// kDirect index a vector, larger ones (a damaged file's) a DenseHashMap.
+template <class V>
+class ById {
+ public:
+  V& operator[](uint32_t id) {
+    if (id >= kDirect) return other_[id];
+    if (id >= direct_.size()) direct_.resize(id + 1);
+    return direct_[id];
+  }
+  // f(id, value) for every id touched (and the small ones below it).
+  template <class F>
+  void for_each(F f) const {
+    for (uint32_t id = 0; id < direct_.size(); ++id) f(id, direct_[id]);
+    for (const auto& [id, v] : other_) f(id, v);
+  }
+
+ private:
+  static constexpr uint32_t kDirect = 4096;
+  std::vector<V> direct_;
+  DenseHashMap<uint32_t, V, IdHash> other_;
+};
+
 }  // namespace kprof

@@ -98,24 +98,8 @@ struct CpuState {
     return seen ? time + period : previous_record;
   }
 };
-struct CpuHash {
-  size_t operator()(uint32_t cpu) const { return size_t{cpu} * 0x9e3779b1u; }
-};
-// Each CPU's state, looked up once per sample: CPU numbers a machine has
-// index a vector; larger ones (a damaged file's) go to a hash map.
-class CpuStates {
- public:
-  CpuState& operator[](uint32_t cpu) {
-    if (cpu >= kDirect) return other_[cpu];
-    if (cpu >= direct_.size()) direct_.resize(cpu + 1);
-    return direct_[cpu];
-  }
-
- private:
-  static constexpr uint32_t kDirect = 4096;
-  std::vector<CpuState> direct_;
-  DenseHashMap<uint32_t, CpuState, CpuHash> other_;
-};
+// Each CPU's state, looked up once per sample.
+using CpuStates = ById<CpuState>;
 }  // namespace record_columns
 
 class RecordEncoder {

@@ -109,9 +109,9 @@ void SelectingSink::on_fork(const Fork& f) {
 SelectingSink::Seen SelectingSink::seen() const {
   Seen out = seen_;
   for (const auto& [tid, n] : tid_counts_) out.tids[tid] += n;
-  for (uint32_t cpu = 0; cpu < cpu_counts_.size(); ++cpu) {
-    if (cpu_counts_[cpu] != 0) out.cpus[cpu] += cpu_counts_[cpu];
-  }
+  cpu_counts_.for_each([&](uint32_t cpu, uint64_t n) {
+    if (n != 0) out.cpus[cpu] += n;
+  });
   return out;
 }
 
@@ -125,12 +125,7 @@ void SelectingSink::on_sample(const Sample& s) {
   if (!of_event) return;
   ++seen_.total;
   ++tid_counts_[s.tid];
-  if (s.cpu < kDirectCpus) {
-    if (s.cpu >= cpu_counts_.size()) cpu_counts_.resize(s.cpu + 1);
-    ++cpu_counts_[s.cpu];
-  } else {
-    ++seen_.cpus[s.cpu];
-  }
+  ++cpu_counts_[s.cpu];
   seen_.first_ns = std::min(seen_.first_ns, s.time);
   seen_.last_ns = std::max(seen_.last_ns, s.time);
   const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {

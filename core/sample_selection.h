@@ -81,17 +81,13 @@ class SelectingSink final : public ForwardingSink {
   Seen seen() const;
 
  private:
-  struct TidHash {
-    size_t operator()(uint32_t tid) const { return size_t{tid} * 0x9e3779b1u; }
-  };
   std::vector<uint32_t> tids_, cpus_;
   TimeRange range_;
   uint32_t event_;
   Sample copy_;  // an Event sample passed on as a Cpu one
   Seen seen_;    // all but its tids and cpus, counted below (once per sample: no tree)
-  DenseHashMap<uint32_t, uint64_t, TidHash> tid_counts_;
-  std::vector<uint64_t> cpu_counts_;  // by CPU number, below kDirectCpus
-  static constexpr uint32_t kDirectCpus = 4096;
+  DenseHashMap<uint32_t, uint64_t, IdHash> tid_counts_;
+  ById<uint64_t> cpu_counts_;
 };
 
 }  // namespace kprof
