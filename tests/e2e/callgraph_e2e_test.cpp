@@ -129,14 +129,10 @@ TEST_F(CallgraphE2E, SyscallKernelSamplesSitUnderTheirUserCaller) {
 // their image, since symbols are written when recording ends), and kprof
 // symbolize names them afterwards and writes the Stacks chunk.
 TEST_F(CallgraphE2E, CutShortRecordingRebuildsItsStacks) {
-  Process kprof = Process::start({kprof_binary(), "record", "-g", "-F", "999", "-o", path_, "--",
-                                  program("kprof_prog_calltree"), "10"},
-                                 dir_.path(), {.new_process_group = true});
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  const std::vector<pid_t> workload = children_of(kprof.pid());
-  kprof.signal(SIGKILL);
-  for (pid_t pid : workload) ::kill(pid, SIGKILL);
-  ASSERT_EQ(kprof.wait(10).exit_code, 128 + SIGKILL);
+  const Killed k = record_then_kill({kprof_binary(), "record", "-g", "-F", "999", "-o", path_, "--",
+                                     program("kprof_prog_calltree"), "10"},
+                                    dir_.path());
+  ASSERT_EQ(k.result.exit_code, 128 + SIGKILL) << k.result.describe();
 
   const Profile cut = perfabi::load_profile(path_);
   ASSERT_FALSE(cut.status.complete);

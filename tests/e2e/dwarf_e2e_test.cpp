@@ -124,14 +124,10 @@ TEST_F(DwarfE2E, CodeWithoutFramePointersGivesTheTreeFramePointersGive) {
 // symbolize unwinds them and writes the stacks and the Unwind chunk.
 TEST_F(DwarfE2E, CutShortRecordingIsUnwoundBySymbolize) {
   const std::string path = dir_.file("cut.kprof");
-  Process kprof = Process::start({kprof_binary(), "record", "--call-graph", "dwarf", "-F", "999",
-                                  "-o", path, "--", program("kprof_prog_calltree_nofp"), "10"},
-                                 dir_.path(), {.new_process_group = true});
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  const std::vector<pid_t> workload = children_of(kprof.pid());
-  kprof.signal(SIGKILL);
-  for (pid_t pid : workload) ::kill(pid, SIGKILL);
-  ASSERT_EQ(kprof.wait(10).exit_code, 128 + SIGKILL);
+  const Killed k = record_then_kill({kprof_binary(), "record", "--call-graph", "dwarf", "-F", "999",
+                                     "-o", path, "--", program("kprof_prog_calltree_nofp"), "10"},
+                                    dir_.path());
+  ASSERT_EQ(k.result.exit_code, 128 + SIGKILL) << k.result.describe();
   ASSERT_FALSE(perfabi::load_profile(path).status.complete);
 
   const RunResult sym = run({kprof_binary(), "symbolize", path}, dir_.path(), 90);

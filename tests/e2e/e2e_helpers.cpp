@@ -118,6 +118,18 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir, doub
   return Process::start(argv, dir, options).wait(timeout_s);
 }
 
+Killed record_then_kill(const std::vector<std::string>& argv, const std::string& dir,
+                        double seconds) {
+  Process p = Process::start(argv, dir, {.new_process_group = true});
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  Killed k;
+  k.workload = children_of(p.pid());
+  p.signal(SIGKILL);
+  for (pid_t pid : k.workload) ::kill(pid, SIGKILL);
+  k.result = p.wait(10);
+  return k;
+}
+
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> kids;
   DIR* d = ::opendir("/proc");

@@ -60,6 +60,17 @@ RunResult run(const std::vector<std::string>& argv, const std::string& dir, doub
 // Direct children of `pid`, from /proc/*/stat.
 std::vector<pid_t> children_of(pid_t pid);
 
+// Starts `argv` (kprof record ... -- WORKLOAD) in a process group of its
+// own, lets it run `seconds`, then SIGKILLs kprof and its workload (its
+// children then), as a crash or the OOM killer would. `result` is kprof's
+// (exit 128 + SIGKILL when all went as meant); `workload` the pids killed.
+struct Killed {
+  RunResult result;
+  std::vector<pid_t> workload;
+};
+Killed record_then_kill(const std::vector<std::string>& argv, const std::string& dir,
+                        double seconds = 2.5);
+
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.
 class TempDir {
  public:

@@ -71,17 +71,12 @@ class SmallFilesE2E : public ::testing::Test {
 
   // kprof record killed with SIGKILL mid-run (and its workload with it).
   void record_killed(const std::string& out) {
-    Process p = Process::start(with_cache(xdg_, {"record", "-F", "999", "-o", out, "--",
-                                                 program("kprof_prog_syscalls"), "20"}),
-                               dir_.path(), StartOptions{.new_process_group = true});
-    std::this_thread::sleep_for(2500ms);
     // env execs kprof: the workload is kprof's child.
-    std::vector<pid_t> workload = children_of(p.pid());
-    p.signal(SIGKILL);
-    for (pid_t pid : workload) ::kill(pid, SIGKILL);
-    RunResult r = p.wait(10);
-    ASSERT_EQ(r.exit_code, 128 + SIGKILL) << r.describe();
-    ASSERT_FALSE(workload.empty()) << "kprof had no workload child after 2.5 s";
+    const Killed k = record_then_kill(with_cache(xdg_, {"record", "-F", "999", "-o", out, "--",
+                                                        program("kprof_prog_syscalls"), "20"}),
+                                      dir_.path());
+    ASSERT_EQ(k.result.exit_code, 128 + SIGKILL) << k.result.describe();
+    ASSERT_FALSE(k.workload.empty()) << "kprof had no workload child after 2.5 s";
     const Profile f = perfabi::load_profile(out);
     ASSERT_FALSE(f.status.complete);
     ASSERT_TRUE(f.kallsyms.empty()) << "the snapshot stayed in the cache";

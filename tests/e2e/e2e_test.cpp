@@ -274,14 +274,10 @@ Process start_long_recording(const std::vector<std::string>& argv, const TempDir
 }
 
 TEST_F(E2E, KillNineLeavesARecoverableFile) {
-  Process kprof = start_long_recording(record_argv({program("kprof_prog_hotcold"), "10"}), dir_);
-  std::this_thread::sleep_for(2500ms);
-  std::vector<pid_t> workload = children_of(kprof.pid());
-  kprof.signal(SIGKILL);
-  for (pid_t pid : workload) ::kill(pid, SIGKILL);
-  RunResult killed = kprof.wait(10);
-  ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << killed.describe();
-  ASSERT_FALSE(workload.empty()) << "kprof had no workload child after 2.5 s";
+  const Killed k =
+      record_then_kill(record_argv({program("kprof_prog_hotcold"), "10"}), dir_.path());
+  ASSERT_EQ(k.result.exit_code, 128 + SIGKILL) << k.result.describe();
+  ASSERT_FALSE(k.workload.empty()) << "kprof had no workload child after 2.5 s";
 
   SampleCounter counter;
   Profile p;
