@@ -288,51 +288,53 @@ KernelSymbols KernelSymbols::parse(std::string_view kallsyms, std::string_view m
   return ks;
 }
 
-KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
-  const Hit unknown{kKernel, kUnknown};
-  if (hidden_) return unknown;
+const KernelSymbols::Range* KernelSymbols::range_of(uint64_t addr) const {
+  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
+                                [](uint64_t a, const Range& r) { return a < r.start; });
+  return range != ranges_.begin() && addr < std::prev(range)->end ? &*std::prev(range) : nullptr;
+}
+
+KernelSymbols::Found KernelSymbols::find(uint64_t addr) const {
+  Found f;
+  if (hidden_) return f;
   // Last symbol at or below addr.
   auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
                              [](uint64_t a, const Sym& s) { return a < s.addr; });
-  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
-                                [](uint64_t a, const Range& r) { return a < r.start; });
-  if (range != ranges_.begin() && addr < std::prev(range)->end) {
-    const Range& r = *std::prev(range);
+  f.range = range_of(addr);
+  if (f.range) {
     // Inside a module: only that module's symbols count.
-    while (it != syms_.begin()) {
-      const Sym& s = *std::prev(it);
-      if (s.addr < r.start) break;
-      if (s.module == r.module) return {images_[r.module], name_at(s.name)};
-      --it;
+    for (; it != syms_.begin() && std::prev(it)->addr >= f.range->start; --it) {
+      if (std::prev(it)->module == f.range->module) {
+        f.sym = &*std::prev(it);
+        break;
+      }
     }
-    return {images_[r.module], kUnknown};
+    return f;
   }
-  if (it == syms_.begin()) return unknown;
+  if (it == syms_.begin()) return f;
   const Sym& s = *std::prev(it);
-  if (addr - s.addr > kMaxFunctionBytes) return unknown;
-  if (s.module != 0) {
-    // A module symbol whose module has a known range does not cover ips outside it.
-    if (has_range_[s.module]) return unknown;
-  }
-  return {images_[s.module], name_at(s.name)};
+  if (addr - s.addr > kMaxFunctionBytes) return f;
+  // A module symbol whose module has a known range does not cover ips outside it.
+  if (s.module != 0 && has_range_[s.module]) return f;
+  f.sym = &s;
+  return f;
+}
+
+KernelSymbols::Hit KernelSymbols::lookup(uint64_t addr) const {
+  const Found f = find(addr);
+  if (f.sym) return {images_[f.sym->module], name_at(f.sym->name)};
+  return {f.range ? std::string_view(images_[f.range->module]) : kKernel, kUnknown};
 }
 
 std::optional<KernelSymbols::Extent> KernelSymbols::extent(uint64_t addr) const {
-  const Hit hit = lookup(addr);
-  if (hit.function == kUnknown) return std::nullopt;
-  // The named symbol is the last one at or below addr with that name.
-  auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
-                             [](uint64_t a, const Sym& s) { return a < s.addr; });
-  while (it != syms_.begin() && name_at(std::prev(it)->name) != hit.function) --it;
-  if (it == syms_.begin()) return std::nullopt;
-  const uint64_t start = std::prev(it)->addr;
+  const Found f = find(addr);
+  if (!f.sym) return std::nullopt;
+  const uint64_t start = f.sym->addr;
   uint64_t end = start + kMaxFunctionBytes;
-  if (it != syms_.end()) end = std::min(end, it->addr);
-  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
-                                [](uint64_t a, const Range& r) { return a < r.start; });
-  if (range != ranges_.begin() && addr < std::prev(range)->end) {
-    end = std::min(end, std::prev(range)->end);
-  }
+  // To the next symbol (of any module), or the module's end.
+  const size_t next = static_cast<size_t>(f.sym - syms_.data()) + 1;
+  if (next < syms_.size()) end = std::min(end, syms_[next].addr);
+  if (f.range) end = std::min(end, f.range->end);
   if (end <= addr) end = addr + 1;
   return Extent{start, end};
 }
@@ -340,9 +342,7 @@ std::optional<KernelSymbols::Extent> KernelSymbols::extent(uint64_t addr) const 
 bool KernelSymbols::in_boot_static_text(uint64_t addr) const {
   if (hidden_) return true;
   if (addr >= kernel_first_ && addr <= kernel_last_) return true;
-  auto range = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
-                                [](uint64_t a, const Range& r) { return a < r.start; });
-  return range != ranges_.begin() && addr < std::prev(range)->end;
+  return range_of(addr) != nullptr;
 }
 
 }  // namespace kprof

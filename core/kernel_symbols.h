@@ -82,6 +82,14 @@ class KernelSymbols {
     uint64_t start, end;
     uint32_t module;
   };
+  // What names addr: its symbol (nullptr: none) and the /proc/modules
+  // range it lies in (nullptr: none). lookup() and extent() read it.
+  struct Found {
+    const Sym* sym = nullptr;
+    const Range* range = nullptr;
+  };
+  Found find(uint64_t addr) const;
+  const Range* range_of(uint64_t addr) const;
   std::vector<Sym> syms_;      // sorted by addr
   std::vector<Range> ranges_;  // sorted by start
   std::string names_;          // every kept name, NUL-terminated
