@@ -99,12 +99,11 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
   std::map<std::string, std::set<std::string>> caller_calls;
   std::map<std::string, uint64_t> caller_kernel;  // samples in its calls and their path, by caller
   std::vector<std::pair<std::string, double>> path_samples;  // (caller, period)
-  struct UserSample {
-    std::string caller;
-    uint64_t samples;
-    double period;
+  struct Own {
+    uint64_t samples = 0;
+    double period = 0;
   };
-  std::vector<UserSample> wrapper_samples;  // user-mode leaves
+  std::map<std::string, Own> user_by_caller;  // user-mode leaves, by their first user frame
   auto caller_of = [&](const Stack& s) -> std::string {
     for (uint32_t id : s.frames) {
       if (id < stacks->frames.size() && stacks->frames[id].mode == Mode::User) {
@@ -120,7 +119,9 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
     const Frame& leaf = stacks->frames[s.frames[0]];
     if (leaf.mode != Mode::Kernel) {
       // Charged below when its function is a wrapper seen making calls.
-      wrapper_samples.push_back({caller_of(s), s.samples, static_cast<double>(s.period)});
+      Own& own = user_by_caller[caller_of(s)];
+      own.samples += s.samples;
+      own.period += static_cast<double>(s.period);
       continue;
     }
     bool in_path = false, counting = false;
@@ -180,21 +181,16 @@ PerCallProfile per_call_profile(const std::optional<Stacks>& stacks,
   // function with more samples of its own than in the kernel for the calls
   // it makes is not a wrapper (a loop that makes its calls inline): its own
   // stay user time.
-  std::map<std::string, uint64_t> caller_own;
-  for (const UserSample& u : wrapper_samples) caller_own[u.caller] += u.samples;
-  for (const UserSample& u : wrapper_samples) {
-    auto it = u.caller.empty() ? caller_calls.end() : caller_calls.find(u.caller);
-    if (it != caller_calls.end() && caller_own[u.caller] > caller_kernel[u.caller]) {
-      it = caller_calls.end();
-    }
-    if (it == caller_calls.end()) {
-      p.user_samples += u.samples;
+  for (const auto& [caller, own] : user_by_caller) {
+    const auto it = caller.empty() ? caller_calls.end() : caller_calls.find(caller);
+    if (it == caller_calls.end() || own.samples > caller_kernel[caller]) {
+      p.user_samples += own.samples;
       continue;
     }
-    p.wrapper_samples += u.samples;
-    p.entry_exit_samples += u.samples;
-    p.entry_exit_period += u.period;
-    charge(it->second, u.period);
+    p.wrapper_samples += own.samples;
+    p.entry_exit_samples += own.samples;
+    p.entry_exit_period += own.period;
+    charge(it->second, own.period);
   }
   for (auto& [name, c] : calls) {
     for (auto& [fname, fn] : functions[name]) {
