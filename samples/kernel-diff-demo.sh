@@ -20,7 +20,7 @@
 #                  clock, instead of one (-smp 1) whose clock counts its
 #                  instructions (-icount shift=3,sleep=off: 8 ns each). On the
 #                  host's clock every cost moves with the host's load (runs
-#                  of one boot spread ~11% alone, ~18% beside a test suite);
+#                  of one boot spread by SD 11-18% even alone, bench/demo_spread.sh);
 #                  on the instruction clock runs repeat to sampling noise
 #   --smoke        boot both kernels with an initramfs that only writes
 #                  `uname -r` to the disk and powers off (no kprof needed)
