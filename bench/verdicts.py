@@ -10,6 +10,9 @@
       the median printed floor); prints the four factors as NAME=FACTOR lines
   verdicts.py analyse KPROF WORK COMPARISONS SEED
       every comparison of the run; the results text on stdout
+  verdicts.py aa KPROF WORK SEED
+      the A/A part alone (AA_ONLY=1 runs), every comparison disjoint: as many
+      as the pools hcA and cAA hold
 
 Pools are folders WORK/pool-NAME/*.kprof. A comparison's verdicts come from
 `kprof diff ... --csv` (one row per function: new verdict, new delta_pp,
@@ -402,7 +405,7 @@ def pool_line(kprof, name, files, factor=None):
     return s
 
 
-def cmd_analyse(kprof, work, comparisons, seed):
+def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
     n = int(comparisons)
     rng = random.Random(int(seed))
     out = Out()
@@ -416,31 +419,36 @@ def cmd_analyse(kprof, work, comparisons, seed):
     out("== pools (one recording each: kprof record -F %s, %s s of kprof_prog_hotcold; compile: "
         "-F %s, %s s)" % (settings["hc_freq"], settings["hc_seconds"], settings["c_freq"],
                           settings["c_seconds"]))
-    out(pool_line(kprof, "hcA", hc_a, fa))
-    out(pool_line(kprof, "hcB", hc_b, fb))
+    for name, files, f in (("hcA", hc_a, fa), ("hcB", hc_b, fb)):
+        if files:
+            out(pool_line(kprof, name, files, f))
     c_aa, c_a, c_b = pool(work, "cAA"), pool(work, "cA"), pool(work, "cB")
     out("  compile recordings: %s; cAA: the loop alone (the A/A); cA / cB: with "
         "kprof_prog_hotcold %s s at COLD_FACTOR %s / %s beside it (the planted change)" % (
             settings["compile_desc"], settings["c_side_seconds"], settings["c_factor_a"],
             settings["c_factor_b"]))
-    for name, files, f in (("cAA", c_aa, None), ("cA", c_a, settings["c_factor_a"]),
-                           ("cB", c_b, settings["c_factor_b"])):
+    for name, files, f in (("cAA", c_aa, None), ("cA", c_a, settings.get("c_factor_a")),
+                           ("cB", c_b, settings.get("c_factor_b"))):
         if files:
             out(pool_line(kprof, name, files, f))
             rows = [recording(kprof, x)["rows"] for x in files]
             out("      rows per profile (kprof report --csv): median %d, min %d, max %d" % (
                 statistics.median(rows), min(rows), max(rows)))
 
-    # 1. A/A
+    # 1. A/A (n 0: as many as the pool holds disjoint, no recording used twice)
     out()
     out("== 1. A/A: some row flagged (verdict not noise/untested); goal <= 5%, upper bound < 10%")
     for label, files in (("hot-cold %g/%g" % (fa, fa), hc_a), ("compile loop", c_aa)):
         for k in (1, 3):
-            comps = aa_comparisons(files, k, n, rng)
+            comps = aa_comparisons(files, k, n or len(files) // (2 * k), rng)
             if comps:
                 aa_section(out, kprof, label, files, comps, seen)
             else:
                 out("  %s, %dv%d: pool too small" % (label, k, k))
+    if aa_only:
+        out()
+        out("verdict values seen: %s" % ", ".join("%s x%d" % kv for kv in seen.most_common()))
+        return
 
     # 2. power
     true_hc = mean_share(kprof, hc_b) - mean_share(kprof, hc_a)
@@ -548,6 +556,8 @@ def main(argv):
         cmd_plan(*args)
     elif cmd == "analyse" and len(args) == 4:
         cmd_analyse(*args)
+    elif cmd == "aa" and len(args) == 3:
+        cmd_analyse(args[0], args[1], 0, args[2], aa_only=True)
     else:
         sys.exit(__doc__)
 

@@ -29,6 +29,9 @@
 #
 # usage: bench/verdicts.sh                  (~14-16 min on 2 CPUs)
 #        QUICK=1 bench/verdicts.sh          (small pools, under 3 min)
+#        AA_ONLY=1 HC_POOL=360 C_POOL=360 C_SECONDS=2 bench/verdicts.sh
+#            the A/A part alone, from pools hcA and cAA only, every comparison
+#            disjoint (no recording used twice: 180 1v1 and 60 3v3 from 360)
 #        KPROF=/path/kprof PROGRAMS=/path/dir bench/verdicts.sh
 # knobs: KPROF=path (default build/cli/kprof)  PROGRAMS=dir of kprof_prog_hotcold
 #        (default build/tests/programs)  COMPARISONS=60 (per A/A and power kind)
@@ -48,6 +51,7 @@ need python3 g++
 find_programs
 HOTCOLD=$PROGRAMS/kprof_prog_hotcold
 
+AA_ONLY=${AA_ONLY:-}
 if [[ -n ${QUICK:-} ]]; then
   : "${COMPARISONS:=12}" "${HC_POOL:=12}" "${HC_SECONDS:=0.5}" "${FLOOR_BASE_POOL:=12}"
   : "${FLOOR_POOL:=8}" "${PILOTS:=2}" "${C_POOL:=6}" "${C_PLANT_POOL:=3}" "${C_SECONDS:=3}"
@@ -93,18 +97,21 @@ hotcold() { record "$1" "$2" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" "$3"; }
 
 echo "recording hot-cold pools (-F $HC_FREQ, $HC_SECONDS s each)" >&2
 hotcold hcA "$HC_POOL" "$FACTOR_A"
-hotcold hcB "$HC_POOL" "$FACTOR_B"
-hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
-if [[ $POWER_SECONDS != 0 ]]; then
-  record hpA "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_A"
-  record hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_B"
-fi
+[[ -n $AA_ONLY ]] || hotcold hcB "$HC_POOL" "$FACTOR_B"
+# the power and floor pools (not for AA_ONLY)
+if [[ -z $AA_ONLY ]]; then
+  hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
+  if [[ $POWER_SECONDS != 0 ]]; then
+    record hpA "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_A"
+    record hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_B"
+  fi
 
-echo "floor pilots (--plan) on pool fl0" >&2
-python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" >"$W/factors.txt"
-while IFS='=' read -r name factor; do
-  hotcold "fl$name" "$FLOOR_POOL" "$factor"
-done <"$W/factors.txt"
+  echo "floor pilots (--plan) on pool fl0" >&2
+  python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" >"$W/factors.txt"
+  while IFS='=' read -r name factor; do
+    hotcold "fl$name" "$FLOOR_POOL" "$factor"
+  done <"$W/factors.txt"
+fi
 
 # The compile loop: one preprocessed translation unit, compiled -O2 until
 # $1 seconds have passed, with kprof_prog_hotcold $2 s (none if 0) at COLD_FACTOR $3
@@ -125,8 +132,8 @@ JOBEOF
 chmod +x "$JOB"
 echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
 record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
-record cA "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
-record cB "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
+[[ -n $AA_ONLY ]] || record cA "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
+[[ -n $AA_ONLY ]] || record cB "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
 rm -f "$W/record.log"
 
 cat >"$W/settings.json" <<EOF
@@ -141,7 +148,11 @@ echo "comparisons ($(elapsed) s so far)" >&2
   echo "# verdicts (issue 22), $(date -Is), $(uname -r), $(nproc) CPUs, $KPROF"
   echo "# QUICK=${QUICK:-} COMPARISONS=$COMPARISONS HC_POOL=$HC_POOL FLOOR_BASE_POOL=$FLOOR_BASE_POOL" \
     "FLOOR_POOL=$FLOOR_POOL C_POOL=$C_POOL C_PLANT_POOL=$C_PLANT_POOL SEED=$SEED"
-  python3 "$PY" analyse "$KPROF" "$W" "$COMPARISONS" "$SEED"
+  if [[ -n $AA_ONLY ]]; then
+    python3 "$PY" aa "$KPROF" "$W" "$SEED"
+  else
+    python3 "$PY" analyse "$KPROF" "$W" "$COMPARISONS" "$SEED"
+  fi
   echo
   echo "wall time $(elapsed) s"
 } | tee "$RESULT"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace kprof {
 
@@ -25,6 +26,8 @@ stats::RunSpread fit_run_spread(const DiffInput& in, const DiffResult& result, s
 
 namespace {
 
+constexpr double kKnown = std::numeric_limits<double>::infinity();
+
 // A comparison's size: samples (summed over runs) and runs, per side.
 struct Size {
   stats::Sides<uint64_t> samples;
@@ -33,7 +36,8 @@ struct Size {
 
 std::vector<FloorAt> combined_floors(const DetectFloor& f, std::span<const double> shares,
                                      const Size& size) {
-  const stats::FloorTest test{f.rows, f.alpha, f.power};
+  const stats::FloorTest test{f.rows, f.alpha, f.power,
+                              f.dispersion > 0 ? f.dispersion_df : kKnown};
   std::vector<FloorAt> out;
   std::vector<double> rv;
   if (f.method == NoiseMethod::RunVariance) {
@@ -114,6 +118,7 @@ std::vector<DetectFloor> detectability(const DiffInput& in, const DiffResult& re
     f.base_runs = in.sides[0].runs.size();
     f.new_runs = in.sides[s].runs.size();
     if (s < result.slice_dispersion.size()) f.dispersion = result.slice_dispersion[s];
+    if (s < result.slice_dispersion_df.size()) f.dispersion_df = result.slice_dispersion_df[s];
     if (f.method != NoiseMethod::None) {
       if (f.method == NoiseMethod::RunVariance) {
         f.spread = s < result.spread.size() ? result.spread[s] : fit_run_spread(in, result, s);

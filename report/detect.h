@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -71,8 +72,10 @@ struct DetectFloor {
   stats::RunSpread spread;  // RunVariance only
   // The counts' variance against binomial, measured over the runs' time
   // slices (DiffResult::slice_dispersion; 0: not measured, binomial). The
-  // sampling floor counts n / dispersion samples a side.
+  // sampling floor counts n / dispersion samples a side, at Student's t
+  // quantile with `dispersion_df` degrees of freedom (+inf: the normal's).
   double dispersion = 0;
+  double dispersion_df = std::numeric_limits<double>::infinity();
   std::vector<FloorAt> at;  // per share asked for; empty with NoiseMethod::None
   // Sampling: 4x the samples per side. RunVariance: runs per side (both
   // sides the same), unset when kMaxPlanRuns do not halve it.

@@ -520,6 +520,7 @@ DiffResult diff_profiles(const DiffInput& in) {
   out.screened.resize(in.sides.size());
   out.spread.resize(in.sides.size());
   out.slice_dispersion.resize(in.sides.size(), 0);
+  out.slice_dispersion_df.resize(in.sides.size(), std::numeric_limits<double>::infinity());
   auto counted = [](const DiffSide& side) {
     return std::all_of(side.runs.begin(), side.runs.end(),
                        [](const DiffRun& run) { return run.run.sample_counts; });
@@ -537,6 +538,7 @@ DiffResult diff_profiles(const DiffInput& in) {
     out.screened[s] = levels.screened;
     out.spread[s] = levels.spread;
     out.slice_dispersion[s] = levels.dispersion;
+    out.slice_dispersion_df[s] = levels.dispersion_df;
   }
   mark_irq_skid(in.sides, out);
   out.moves = find_cost_moves(in.sides, out);

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -180,9 +181,13 @@ struct DiffCompare {  // one row, one non-base side against the base
   // The row's counts' variance against binomial in this comparison, from
   // both sides' time slices, moderated across rows (stats/dispersion.h): the
   // sampling statistics count samples over it. 1 when not measured
-  // (`dispersion_df` 0).
+  // (`dispersion_df` 0). `dispersion_test_df`: the degrees of freedom the
+  // verdict gives it (its own and the rows' prior's; +inf where it is held
+  // at binomial's, or not measured): the statistic is referred to Student's
+  // t with them (stats/change.h dispersed_change).
   double dispersion = 1;
   double dispersion_df = 0;
+  double dispersion_test_df = std::numeric_limits<double>::infinity();
 };
 
 // "changed", "noise", "untested" (too few samples), or "no verdict"
@@ -235,6 +240,9 @@ struct DiffResult {
   // binomial in its comparison, measured over the runs' time slices (the
   // rows' moderated level, stats/dispersion.h); 0 when no run has slices.
   std::vector<double> slice_dispersion;
+  // Per side, the degrees of freedom a row with samples in every slice gives
+  // that level in its verdict (DiffCompare::dispersion_test_df; +inf: none).
+  std::vector<double> slice_dispersion_df;
   std::string share_title;      // "Cycles%" / "Samples%"
   bool has_work = false;        // every run has a score: events per work shown
   bool work_in_ns = false;      // every run sampled a timer (cpu-clock): events are ns of CPU

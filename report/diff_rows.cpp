@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include "report/table.h"
 #include "stats/change.h"
@@ -20,17 +22,23 @@ double mean_of(const std::vector<double>& v) {
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
+// How a row's counts spread against binomial in one comparison, and the
+// degrees of freedom that is known to (DiffCompare).
+struct RowDispersion {
+  double value = 1;
+  double df = std::numeric_limits<double>::infinity();
+};
+
 // A row's share on one side, as the statistics take it.
-stats::ShareSample share_sample(const DiffCell& c, uint64_t total, double dispersion) {
-  return {c.pct, c.run_pct, {c.samples, total}, dispersion};
+stats::ShareSample share_sample(const DiffCell& c, uint64_t total, RowDispersion d) {
+  return {c.pct, c.run_pct, {c.samples, total}, d.value, d.df};
 }
 
 // The change of a row's share, at level 1 - alpha (stats/change.h), its
-// counts' dispersion `dispersion` on both sides.
-Change share_change(const DiffCell& a, const DiffCell& b, uint64_t n0, uint64_t n1,
-                    double dispersion, NoiseMethod method, double alpha) {
-  return stats::share_change({share_sample(a, n0, dispersion), share_sample(b, n1, dispersion)},
-                             method, alpha);
+// counts' dispersion `d` on both sides.
+Change share_change(const DiffCell& a, const DiffCell& b, uint64_t n0, uint64_t n1, RowDispersion d,
+                    NoiseMethod method, double alpha) {
+  return stats::share_change({share_sample(a, n0, d), share_sample(b, n1, d)}, method, alpha);
 }
 
 // A row's events per work on one side: the mean and each run's, and its
@@ -70,10 +78,9 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
     // A run with slices that lacks the row: no scatter, with B - 1 df.
     const std::vector<uint64_t>& st = totals[r].slice_totals;
     const bool has = r < slices.size() && slices[r].size() == st.size();
-    c.run_scatter.push_back(has ? stats::slice_scatter(slices[r], st)
-                            : runs[r].samples == 0 && st.size() >= 2
-                                ? stats::SliceScatter{0, static_cast<double>(st.size() - 1)}
-                                : stats::SliceScatter{});
+    c.run_scatter.push_back(has                    ? stats::slice_scatter(slices[r], st)
+                            : runs[r].samples == 0 ? stats::no_scatter(st.size())
+                                                   : stats::SliceScatter{});
     c.samples += runs[r].samples;
     c.period += runs[r].period;
     c.run_pct.push_back(percent_of(runs[r].samples, totals[r].samples));
@@ -136,9 +143,12 @@ SliceCount count_slices(const std::vector<std::vector<RunTotals>>& totals, size_
   return c;
 }
 
-double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, uint64_t n1,
-                           size_t slices) {
-  if (slices == 0) return 0;
+// Returns the level and the degrees of freedom a row with samples in every
+// slice gives it (SideLevels).
+std::pair<double, double> measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0,
+                                              uint64_t n1, size_t slices) {
+  constexpr double kKnown = std::numeric_limits<double>::infinity();
+  if (slices == 0) return {0, kKnown};
   std::vector<stats::Dispersion> d(rows.size());
   std::vector<stats::SliceScatter> runs;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -162,16 +172,28 @@ double measure_dispersions(std::vector<DiffRow>& rows, size_t s, uint64_t n0, ui
     }
   }
   const stats::VariancePrior prior = stats::fit_dispersion_prior(informative);
+  double own_df = 0;  // a row's own: every run with slices gives its B - 1
   for (size_t i = 0; i < rows.size(); ++i) {
     DiffCompare& c = rows[i].vs_base[s];
     c.dispersion_df = d[i].df;
+    own_df = std::max(own_df, d[i].df);
     // A rarer row is sampled at random, not at regular intervals: binomial
-    // at least, and more where its own slices say it is bursty.
-    c.dispersion = in_prior[i] ? stats::moderated_dispersion(d[i], prior)
-                               : std::max(1.0, d[i].df > 0 ? d[i].value : 1.0);
+    // at least (known, not measured), and more where its own slices say it
+    // is bursty (measured, with their degrees of freedom).
+    if (in_prior[i]) {
+      c.dispersion = stats::moderated_dispersion(d[i], prior);
+      c.dispersion_test_df = stats::moderated_df(d[i].df, prior);
+    } else if (d[i].df > 0 && d[i].value > 1) {
+      c.dispersion = d[i].value;
+      c.dispersion_test_df = d[i].df;
+    } else {
+      c.dispersion = 1;
+      c.dispersion_test_df = kKnown;
+    }
   }
-  if (informative.empty()) return 0;
-  return prior.rows >= 3 ? prior.scale : sum / df;
+  if (informative.empty()) return {0, kKnown};
+  if (prior.rows >= 3) return {prior.scale, stats::moderated_df(own_df, prior)};
+  return {sum / df, own_df};
 }
 
 // The spread of one run's share over the rows present on both sides.
@@ -264,18 +286,19 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     }
   }
   if (method != NoiseMethod::None) {
-    levels.dispersion = measure_dispersions(rows, s, n0, n1, count_slices(totals, s).slices);
+    std::tie(levels.dispersion, levels.dispersion_df) =
+        measure_dispersions(rows, s, n0, n1, count_slices(totals, s).slices);
   }
   if (method == NoiseMethod::RunVariance) {
     levels.spread = fit_spread(rows, s, totals, levels.dispersion);
   }
   const bool moderated = method == NoiseMethod::RunVariance && levels.spread.fitted();
-  auto cells_change = [&](const DiffCell& a, const DiffCell& b, double dispersion, double level) {
-    if (!moderated) return share_change(a, b, n0, n1, dispersion, method, level);
+  auto cells_change = [&](const DiffCell& a, const DiffCell& b, RowDispersion d, double level) {
+    if (!moderated) return share_change(a, b, n0, n1, d, method, level);
     const double p = (a.pct + b.pct) / 200;
     // A prior from the slices is each row's own: its slices' dispersion.
     const double trend = levels.spread.from_slices
-                             ? levels.spread.binomial_a * dispersion * p * (1 - p)
+                             ? levels.spread.binomial_a * d.value * p * (1 - p)
                              : levels.spread.trend(p);
     return stats::moderated_change({a.run_pct, b.run_pct}, 1e4 * trend, levels.spread.prior, level);
   };
@@ -283,16 +306,17 @@ SideLevels compare_side(std::vector<DiffRow>& rows, size_t s, NoiseMethod method
     const DiffCell& a = rows[i].cells[0];
     const DiffCell& b = rows[i].cells[s];
     const DiffCompare& d = rows[i].vs_base[s];
+    const RowDispersion disp{d.dispersion, d.dispersion_test_df};
     Change c;
     if (!d.bounded) {
-      c = cells_change(a, b, d.dispersion, level);
+      c = cells_change(a, b, disp, level);
     } else if (method == NoiseMethod::None) {
       c.lo_pp = d.bounds_lo, c.hi_pp = d.bounds_hi;
     } else {
       // The two ends: the lowest change (base at its most, new at its
       // least) and the highest; tested at the one nearer no change.
-      const Change low = cells_change(at_most(a), b, d.dispersion, level);
-      const Change high = cells_change(a, at_most(b), d.dispersion, level);
+      const Change low = cells_change(at_most(a), b, disp, level);
+      const Change high = cells_change(a, at_most(b), disp, level);
       c.lo_pp = std::min(low.lo_pp, high.lo_pp);
       c.hi_pp = std::max(low.hi_pp, high.hi_pp);
       c.p = d.bounds_lo > 0 ? low.p : d.bounds_hi < 0 ? high.p : 1.0;

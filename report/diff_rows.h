@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/aggregate.h"
@@ -61,6 +62,9 @@ struct SideLevels {
   DiffResult::Screened screened;
   stats::RunSpread spread;
   double dispersion = 0;  // the rows' level over time slices; 0: not measured
+  // The degrees of freedom a row with samples in every slice gives it
+  // (DiffCompare::dispersion_test_df); +inf when not measured.
+  double dispersion_df = std::numeric_limits<double>::infinity();
 };
 // Where the runs have time slices, each row's counts' dispersion is
 // measured over both sides' slices and moderated across rows

@@ -75,11 +75,14 @@ Change held_to_pooled(Change runs, const Change& pooled) {
 }
 
 // Newcombe's interval and its p on next - base, in pp, for counts or
-// effective counts (> 0 totals).
-Change newcombe_change(const Sides<Proportion>& counts, double alpha) {
+// effective counts (> 0 totals), its statistic referred to Student's t with
+// `df` degrees of freedom (+inf: the normal).
+Change newcombe_change(const Sides<Proportion>& counts, double alpha, double df = kInf) {
   Change c;
   const double d = counts.next.k / counts.next.n - counts.base.k / counts.base.n;
-  const Interval at = newcombe(counts, normal_quantile(alpha));
+  const StudentT t(df);
+  const Interval at =
+      newcombe(counts, std::isfinite(df) ? t.quantile(alpha) : normal_quantile(alpha));
   c.delta_pp = 100 * d;
   c.lo_pp = 100 * at.lo;
   c.hi_pp = 100 * at.hi;
@@ -100,7 +103,7 @@ Change newcombe_change(const Sides<Proportion>& counts, double alpha) {
     const double mid = (zlo + zhi) / 2;
     (excludes_zero(mid) ? zlo : zhi) = mid;
   }
-  c.p = normal_two_sided_p(zlo);
+  c.p = std::isfinite(df) ? t.two_sided_p(zlo) : normal_two_sided_p(zlo);
   return c;
 }
 
@@ -119,14 +122,15 @@ Change sampling_change(const Sides<Binomial>& counts, double alpha) {
 }
 
 Change dispersed_change(const Sides<Binomial>& counts, const Sides<double>& dispersion,
-                        double alpha) {
+                        double alpha, double df) {
   if (counts.base.n == 0 || counts.next.n == 0) return sampling_change(counts, alpha);
   auto effective = [](Binomial c, double d) {
     const double by = d > 0 ? d : 1;
     return Proportion{static_cast<double>(c.k) / by, static_cast<double>(c.n) / by};
   };
   Change c = newcombe_change(
-      {effective(counts.base, dispersion.base), effective(counts.next, dispersion.next)}, alpha);
+      {effective(counts.base, dispersion.base), effective(counts.next, dispersion.next)}, alpha,
+      df > 0 ? df : kInf);
   // The point change is the counts' own, whatever their dispersion.
   c.delta_pp = 100.0 * (static_cast<double>(counts.next.k) / static_cast<double>(counts.next.n) -
                         static_cast<double>(counts.base.k) / static_cast<double>(counts.base.n));
@@ -199,11 +203,12 @@ Change welch_change(const Sides<std::span<const double>>& runs, double alpha) {
 Change share_change(const Sides<ShareSample>& s, NoiseMethod method, double alpha) {
   const Sides<Binomial> pooled{s.base.pooled, s.next.pooled};
   const Sides<double> dispersion{s.base.dispersion, s.next.dispersion};
+  const double df = std::min(s.base.dispersion_df, s.next.dispersion_df);
   if (method == NoiseMethod::RunVariance) {
     return held_to_pooled(welch_change({s.base.run_pct, s.next.run_pct}, alpha),
-                          dispersed_change(pooled, dispersion, alpha));
+                          dispersed_change(pooled, dispersion, alpha, df));
   }
-  if (method == NoiseMethod::Sampling) return dispersed_change(pooled, dispersion, alpha);
+  if (method == NoiseMethod::Sampling) return dispersed_change(pooled, dispersion, alpha, df);
   Change c;  // shares without counts: the change, and nothing about its noise
   c.delta_pp = s.next.pct - s.base.pct;
   c.lo_pp = -kInf;

@@ -92,9 +92,13 @@ Change welch_change(const Sides<std::span<const double>>& runs, double alpha = 0
 // dispersion (a count's variance against binomial: below 1 for timer
 // samples that spread less than binomial, above for bursts), as Kish's
 // design effect does for a clustered sample (Kish 1965, Survey Sampling,
-// section 8.2). The point change is the counts' own.
+// section 8.2). The point change is the counts' own. A dispersion measured
+// with `df` degrees of freedom is itself uncertain: the score statistic is
+// then referred to Student's t with df degrees of freedom, not the normal,
+// as quasi-likelihood tests with an estimated dispersion are (McCullagh &
+// Nelder 1989, section 9.3.1); +inf: the dispersion is taken as known.
 Change dispersed_change(const Sides<Binomial>& counts, const Sides<double>& dispersion,
-                        double alpha = 0.05);
+                        double alpha = 0.05, double df = std::numeric_limits<double>::infinity());
 
 // The moderated t on per-run values (stats/moderation.h): the runs' pooled
 // within-side variance (df r1 + r2 - 2) shrunk toward `trend` (one run's
@@ -112,8 +116,11 @@ struct ShareSample {
   std::span<const double> run_pct;  // each run's share, in %
   Binomial pooled;                  // counts summed over the runs
   // The pooled count's variance against binomial's, as measured over the
-  // runs' time slices (stats/dispersion.h); 1 when not measured.
+  // runs' time slices (stats/dispersion.h); 1 when not measured. Its
+  // degrees of freedom (dispersed_change): +inf when not measured, or taken
+  // as binomial's.
   double dispersion = 1;
+  double dispersion_df = std::numeric_limits<double>::infinity();
 };
 
 // The change of a share at level 1 - alpha by `method`: Newcombe on the

@@ -5,6 +5,15 @@
 
 namespace kprof::stats {
 
+SliceScatter no_scatter(size_t slices) {
+  SliceScatter out;
+  if (slices < 2) return out;
+  const double b = static_cast<double>(slices);
+  out.terms = b - 1;
+  out.df = 2 * (b - 1) * (b - 1) / (3 * b - 4);
+  return out;
+}
+
 SliceScatter slice_scatter(std::span<const uint32_t> counts, std::span<const uint64_t> totals) {
   SliceScatter out;
   if (counts.size() != totals.size() || counts.size() < 2) return out;
@@ -33,21 +42,24 @@ SliceScatter slice_scatter(std::span<const uint32_t> counts, std::span<const uin
     prev = e;
     first = false;
   }
-  out.df = static_cast<double>(used - 1);
+  const double ss = out.ss;
+  out = no_scatter(used);
+  out.ss = ss;
   return out;
 }
 
 Dispersion pooled_dispersion(std::span<const SliceScatter> runs, double p) {
   Dispersion out;
   if (!(p > 0) || !(p < 1)) return out;
-  double ss = 0, df = 0;
+  double ss = 0, terms = 0, df = 0;
   for (const SliceScatter& r : runs) {
     ss += r.ss;
+    terms += r.terms;
     df += r.df;
   }
-  if (!(df > 0)) return out;
+  if (!(terms > 0)) return out;
   out.df = df;
-  out.value = ss / (p * (1 - p)) / df;
+  out.value = ss / (p * (1 - p)) / terms;
   return out;
 }
 

@@ -40,6 +40,7 @@
 // counts K / D of N / D on both sides (stats/change.h dispersed_change).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -47,20 +48,34 @@
 
 namespace kprof::stats {
 
-// One run's scatter of one row over its slices: S and B - 1 (df 0 when the
-// run has fewer than 2 slices).
+// One run's scatter of one row over its slices: S, its B - 1 terms, and
+// the degrees of freedom of the chi-square it is worth (0 when the run has
+// fewer than 2 used slices). Half the mean square successive difference is
+// a less steady estimate than the plain variance with as many terms: for
+// independent normal values Var(S / (B - 1)) = sigma^4 (3B - 4) / (B - 1)^2
+// (von Neumann, Kent, Bellinson & Hart 1941, "The mean square successive
+// difference", Ann. Math. Statist. 12:153-162), where chi-square's with
+// B - 1 df is 2 sigma^4 / (B - 1); so df = 2 (B - 1)^2 / (3B - 4), about
+// two thirds of B - 1. A test that reads it as B - 1 finds too much
+// (tests/stats/screen_test.cpp: 5.7% at 5% with 8 slices a run; 4.9% with
+// these df).
 struct SliceScatter {
   double ss = 0;
+  double terms = 0;  // B - 1
   double df = 0;
 };
 
 // A row's counts per slice, and the slices' sample totals (same length). A
-// row without samples in the run scatters by 0 with B - 1 df.
+// row without samples in the run scatters by 0 (no_scatter).
 SliceScatter slice_scatter(std::span<const uint32_t> counts, std::span<const uint64_t> totals);
+
+// A row without samples in a run of `slices` slices: S = 0 over its B - 1
+// terms; none with fewer than 2 slices.
+SliceScatter no_scatter(size_t slices);
 
 struct Dispersion {
   double value = 1;  // D
-  double df = 0;     // sum of B - 1; 0 when nothing was measured (or p is 0 or 1)
+  double df = 0;     // summed over the runs; 0 when nothing was measured (or p is 0 or 1)
 };
 
 // D over runs' scatters at the common share p (a fraction).

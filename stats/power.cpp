@@ -298,7 +298,10 @@ double sampling_floor_pp(double share_pct, const Sides<uint64_t>& samples, const
   const uint64_t n1 = samples.base, n2 = samples.next;
   if (n1 == 0 || n2 == 0) return kInf;
   const double p1 = share_pct / 100;
-  const double z_a = normal_quantile(test.row_alpha()), z_b = power_z(test.power);
+  const double z_a = std::isfinite(test.dispersion_df)
+                         ? StudentT(test.dispersion_df).quantile(test.row_alpha())
+                         : normal_quantile(test.row_alpha());
+  const double z_b = power_z(test.power);
   const double i1 = 1.0 / static_cast<double>(n1), i2 = 1.0 / static_cast<double>(n2);
   const double w2 = static_cast<double>(n2) / static_cast<double>(n1 + n2);
   // g(d) = z_a SE_null + z_b SE_alt - d is concave in d (square roots of

@@ -53,6 +53,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -67,6 +68,10 @@ struct FloorTest {
   size_t rows = 1;
   double alpha = 0.05;
   double power = 0.8;
+  // Sampling statistics on counts over a measured dispersion: the degrees of
+  // freedom it is known to, whose Student's t quantile the test uses
+  // (stats/change.h dispersed_change); +inf: the normal's.
+  double dispersion_df = std::numeric_limits<double>::infinity();
   double row_alpha() const;  // alpha / m (m of 0 counts as 1): BH's rank-1 threshold
 };
 

@@ -172,15 +172,21 @@ TEST(Moderation, ModeratedTAtItsTwoEnds) {
 TEST(Dispersion, BatchMeansAgainstBinomial) {
   std::mt19937_64 rng(9);
   const std::vector<uint64_t> totals(16, 1000);
-  double sum = 0;
+  double sum = 0, sum_sq = 0;
   for (int r = 0; r < 400; ++r) {
     std::vector<uint32_t> k;
     for (uint64_t n : totals) k.push_back(std::binomial_distribution<uint32_t>(n, 0.1)(rng));
     const Dispersion d = batch_dispersion(k, totals);
-    EXPECT_EQ(d.df, 15);
+    EXPECT_NEAR(d.df, 2.0 * 15 * 15 / 44, 1e-12);
     sum += d.value;
+    sum_sq += d.value * d.value;
   }
   EXPECT_NEAR(sum / 400, 1.0, 0.05);
+  // It scatters as a chi-square with its df over df (variance 2 / df),
+  // more than with one df a difference would (2 / 15).
+  const double var = (sum_sq - sum * sum / 400) / 399;
+  EXPECT_NEAR(var, 2 / (2.0 * 15 * 15 / 44), 0.04);
+  EXPECT_GT(var, 2.0 / 15 + 0.02);
   const std::vector<uint32_t> steady(16, 100);
   EXPECT_NEAR(batch_dispersion(steady, totals).value, 0, 1e-12);
   std::vector<uint32_t> burst(16, 2);
@@ -205,16 +211,18 @@ TEST(Dispersion, PhasesAreOneStepAndPoolingKeepsTheBursts) {
   std::vector<uint32_t> burst(32, 2), calm(32, 2);
   burst[7] = 40;
   const SliceScatter b = slice_scatter(burst, totals), c = slice_scatter(calm, totals);
-  EXPECT_EQ(b.df, 31);
+  EXPECT_EQ(b.terms, 31);
+  EXPECT_NEAR(b.df, 2.0 * 31 * 31 / 92, 1e-12);
   EXPECT_EQ(c.ss, 0);
   const double p = (64.0 + 38 + 64) / 64000;
   const SliceScatter both[] = {b, c};
   const Dispersion pooled = pooled_dispersion(both, p);
-  EXPECT_EQ(pooled.df, 62);
+  EXPECT_NEAR(pooled.df, 2 * b.df, 1e-12);
   EXPECT_GT(pooled.value, 5);
   // A run without the row: no scatter, but its slices count.
   const std::vector<uint32_t> none(32, 0);
-  EXPECT_EQ(slice_scatter(none, totals).df, 31);
+  EXPECT_EQ(slice_scatter(none, totals).terms, 31);
+  EXPECT_EQ(slice_scatter(none, totals).df, no_scatter(32).df);
   EXPECT_EQ(slice_scatter(none, totals).ss, 0);
   EXPECT_EQ(pooled_dispersion(both, 0).df, 0) << "a share of 0 says nothing";
 }
@@ -246,6 +254,44 @@ TEST(Dispersion, EffectiveCountsScaleTheSamplingTest) {
   const Change quarter = dispersed_change(c, {0.25, 0.25});
   EXPECT_NEAR(quarter.p, four.p, 1e-9);
   EXPECT_NEAR(quarter.delta_pp, plain.delta_pp, 1e-12);
+}
+
+// A dispersion measured over a run's slices is itself an estimate: a one
+// run a side comparison that divides by it and reads the statistic as
+// normal finds too much. Two binomial runs (no true change) of 8 slices of
+// 125 samples each, the row at 30%: referred to Student's t with the
+// dispersion's degrees of freedom (stats/dispersion.h: 2 x 49 / 20 = 4.9
+// a run) the false alarms are alpha's; as normal, or with one df per
+// successive difference, more.
+TEST(Dispersion, ItsDegreesOfFreedomKeepOneRunASideAtItsLevel) {
+  constexpr int kSims = 40000, kSlices = 8;
+  constexpr uint64_t kPerSlice = 125;
+  std::mt19937_64 rng(22);
+  std::binomial_distribution<uint32_t> draw(kPerSlice, 0.3);
+  const std::vector<uint64_t> totals(kSlices, kPerSlice);
+  int as_t = 0, as_normal = 0, as_terms = 0;
+  for (int i = 0; i < kSims; ++i) {
+    std::vector<uint32_t> a(kSlices), b(kSlices);
+    uint64_t ka = 0, kb = 0;
+    for (int j = 0; j < kSlices; ++j) {
+      ka += a[j] = draw(rng);
+      kb += b[j] = draw(rng);
+    }
+    const SliceScatter runs[] = {slice_scatter(a, totals), slice_scatter(b, totals)};
+    const uint64_t n = kSlices * kPerSlice;
+    const Dispersion d =
+        pooled_dispersion(runs, static_cast<double>(ka + kb) / static_cast<double>(2 * n));
+    const Sides<Binomial> c{{ka, n}, {kb, n}};
+    as_t += dispersed_change(c, {d.value, d.value}, 0.05, d.df).p < 0.05;
+    as_terms += dispersed_change(c, {d.value, d.value}, 0.05, 14).p < 0.05;
+    as_normal += dispersed_change(c, {d.value, d.value}).p < 0.05;
+  }
+  const double t_rate = static_cast<double>(as_t) / kSims;
+  const double normal_rate = static_cast<double>(as_normal) / kSims;
+  EXPECT_NEAR(t_rate, 0.05, 0.006);
+  // Read as normal, or as t with one df per difference (2 x 7), too many.
+  EXPECT_GT(normal_rate, 0.07);
+  EXPECT_GT(static_cast<double>(as_terms) / kSims, 0.055);
 }
 
 }  // namespace
