@@ -75,7 +75,7 @@ DiffCell make_cell(const std::vector<Counts>& runs, const std::vector<RunTotals>
   DiffCell c;
   std::vector<double> epw;
   for (size_t r = 0; r < runs.size(); ++r) {
-    // A run with slices that lacks the row: no scatter, with B - 1 df.
+    // A run with slices that lacks the row: no scatter, over its B - 1 terms.
     const std::vector<uint64_t>& st = totals[r].slice_totals;
     const bool has = r < slices.size() && slices[r].size() == st.size();
     c.run_scatter.push_back(has                    ? stats::slice_scatter(slices[r], st)
@@ -130,6 +130,7 @@ void clip_rate(Change& c) {
 // none (fewer than 2).
 struct SliceCount {
   size_t slices = 0, runs_without = 0;
+  double df = 0;  // what a row's scatter over them is worth (stats::no_scatter)
 };
 SliceCount count_slices(const std::vector<std::vector<RunTotals>>& totals, size_t s) {
   SliceCount c;
@@ -138,6 +139,7 @@ SliceCount count_slices(const std::vector<std::vector<RunTotals>>& totals, size_
       const size_t b = t.slice_totals.size();
       c.slices += b >= 2 ? b : 0;
       c.runs_without += b < 2;
+      c.df += stats::no_scatter(b).df;
     }
   }
   return c;
@@ -172,7 +174,7 @@ std::pair<double, double> measure_dispersions(std::vector<DiffRow>& rows, size_t
     }
   }
   const stats::VariancePrior prior = stats::fit_dispersion_prior(informative);
-  double own_df = 0;  // a row's own: every run with slices gives its B - 1
+  double own_df = 0;  // a row's own: every run with slices gives its slices' df
   for (size_t i = 0; i < rows.size(); ++i) {
     DiffCompare& c = rows[i].vs_base[s];
     c.dispersion_df = d[i].df;
@@ -208,13 +210,11 @@ stats::RunSpread fit_spread(const std::vector<DiffRow>& rows, size_t s,
     if (row.vs_base[s].sided != Sidedness::Both) continue;
     shares.push_back({row.cells[0].run_pct, row.cells[s].run_pct});
   }
-  // The slices' degrees of freedom (one less than slices per run), when
-  // every run has slices.
+  // The slices' degrees of freedom, when every run has slices.
   const SliceCount c = count_slices(totals, s);
-  const size_t runs = totals[0].size() + totals[s].size();
   const bool every = dispersion > 0 && c.runs_without == 0;
   return stats::fit_run_spread(run_samples, shares, dispersion > 0 ? dispersion : 1.0,
-                               every ? static_cast<double>(c.slices - runs) : 0.0);
+                               every ? c.df : 0.0);
 }
 
 // An unlisted cell at the top of its bounds (its list's cutoff).

@@ -115,8 +115,9 @@ using RunShares = Sides<std::span<const double>>;
 // `dispersion`: the runs' counts' variance against binomial, measured over
 // their time slices (1: not measured), which raises a's cap of binomial_a
 // where above 1. Fewer than kMinSpreadRows rows: a = binomial_a x
-// dispersion and, when the runs have time slices (`slice_df`: their
-// slices less one, summed over every run) and the rows' variances are no
+// dispersion and, when the runs have time slices (`slice_df`: the degrees
+// of freedom of a row's scatter over them, stats/dispersion.h
+// SliceScatter, summed over every run) and the rows' variances are no
 // larger than a says (the upper 5% of F(rows' df, slice_df)), b = 0 and the
 // prior is the slices' (from_slices); else b fitted alone (as far as any row
 // allows), no prior.
