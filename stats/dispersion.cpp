@@ -31,6 +31,7 @@ SliceScatter slice_scatter(std::span<const uint32_t> counts, std::span<const uin
   // plain sum of squares does, but a level that shifts once (a phase: a
   // program that runs for part of the recording) adds one difference, not
   // every slice's.
+  out = no_scatter(used);
   const double p = k / n;
   double prev = 0;
   bool first = true;
@@ -42,9 +43,6 @@ SliceScatter slice_scatter(std::span<const uint32_t> counts, std::span<const uin
     prev = e;
     first = false;
   }
-  const double ss = out.ss;
-  out = no_scatter(used);
-  out.ss = ss;
   return out;
 }
 
