@@ -210,11 +210,17 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
           printf_string("%.2g", r.slice_dispersion[s]) + "x binomial's) " + level +
           " interval on Δpp";
     } else if (spread && spread->fitted()) {
+      const std::vector<double>& outlier_df = spread->prior.outlier_df;
       line += "moderated t (each row's spread shrunk toward the fit over " +
               std::to_string(spread->rows) + " rows, " +
               (std::isinf(spread->prior.df)
                    ? std::string("entirely")
                    : "with " + printf_string("%.1f", spread->prior.df) + " prior df") +
+              " as " + std::to_string(spread->prior.rows) + " rows of " +
+              printf_string("%.0f", stats::kMinPriorSamples) + "+ samples a run scatter" +
+              (outlier_df.empty() ? std::string()
+                                  : ", down to " + printf_string("%.1f", outlier_df.back()) +
+                                        " for rows that scatter beyond them") +
               "; one run's sampling spread " +
               printf_string("%.2g", spread->binomial_a > 0 ? spread->a / spread->binomial_a : 1) +
               "x binomial's) " + level + " interval on Δpp";

@@ -183,8 +183,9 @@ std::pair<double, double> measure_dispersions(std::vector<DiffRow>& rows, size_t
     // at least (known, not measured), and more where its own slices say it
     // is bursty (measured, with their degrees of freedom).
     if (in_prior[i]) {
-      c.dispersion = stats::moderated_dispersion(d[i], prior);
-      c.dispersion_test_df = stats::moderated_df(d[i].df, prior);
+      const stats::Moderated m = stats::moderated_dispersion(d[i], prior);
+      c.dispersion = m.variance;
+      c.dispersion_test_df = m.df;
     } else if (d[i].df > 0 && d[i].value > 1) {
       c.dispersion = d[i].value;
       c.dispersion_test_df = d[i].df;

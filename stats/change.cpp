@@ -149,8 +149,7 @@ Change moderated_change(const Sides<std::span<const double>>& runs, double trend
   for (double x : next) ss += (x - m2) * (x - m2);
   const double df = static_cast<double>(base.size() + next.size()) - 2;
   const double s2 = df > 0 ? ss / df : 0;
-  const double var = moderated_variance(s2, df, trend, prior);
-  const double total_df = moderated_df(df, prior);
+  const auto [var, total_df] = moderate(s2, df, trend, prior);
   if (!(total_df > 0)) {
     c.lo_pp = -kInf;
     c.hi_pp = kInf;

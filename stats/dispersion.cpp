@@ -82,10 +82,10 @@ VariancePrior fit_dispersion_prior(std::span<const Dispersion> rows) {
   return fit_variance_prior(value, df);
 }
 
-double moderated_dispersion(const Dispersion& d, const VariancePrior& prior) {
-  if (prior.rows < 3) return d.df > 0 ? d.value : 1.0;
-  if (!(d.df > 0)) return prior.scale;
-  return moderated_variance(d.value, d.df, 1.0, prior);
+Moderated moderated_dispersion(const Dispersion& d, const VariancePrior& prior) {
+  if (prior.rows < 3) return {d.df > 0 ? d.value : 1.0, d.df};
+  if (!(d.df > 0)) return {prior.scale, moderated_df(0, prior)};
+  return moderate(d.value, d.df, 1.0, prior);
 }
 
 }  // namespace kprof::stats

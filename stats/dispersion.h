@@ -88,8 +88,9 @@ Dispersion batch_dispersion(std::span<const uint32_t> counts, std::span<const ui
 // 1): its scale is their typical level.
 VariancePrior fit_dispersion_prior(std::span<const Dispersion> rows);
 
-// A row's dispersion moderated by `prior`; a row that says nothing (df 0)
-// gets the prior's scale (1 without a prior: binomial).
-double moderated_dispersion(const Dispersion& d, const VariancePrior& prior);
+// A row's dispersion moderated by `prior`, and the df to test it with; a
+// row that says nothing (df 0) gets the prior's scale (1 without a prior:
+// binomial).
+Moderated moderated_dispersion(const Dispersion& d, const VariancePrior& prior);
 
 }  // namespace kprof::stats

@@ -23,11 +23,29 @@
 // rows scatter no more than their df explain, d0 is infinite: every row's
 // variance is the trend's, and t is normal.
 //
+// Rows whose variance the prior cannot explain (hypervariable rows: a
+// function whose cost moves between runs for reasons of its own) would be
+// shrunk toward the common variance and judged too sure. Each row's prior
+// df is therefore made its own, after Phipson, Lee, Majewski, Alexander &
+// Smyth (2016), "Robust hyperparameter estimation protects against
+// hypervariable genes and improves power to detect differential
+// expression", Ann. Appl. Stat. 10:946-963 (limma's robust eBayes): a row's
+// F = ratio / scale is compared with its tail under the prior (F(df, d0),
+// chi^2 / df for an infinite d0) against its rank's empirical tail; the
+// shortfall is the probability that the row is an outlier, whose prior df
+// is the one the largest residual alone would give. The two are mixed on
+// the shrinkage weight d0 / (d0 + df) (limma mixes the df themselves; the
+// weight stays defined with an infinite d0) and made non-increasing in F.
+// Only rows in the upper half of F are candidates (limma tests every row;
+// below the median a ratio under 1 is sampling, and would lower every
+// larger row's df a little).
+//
 // The same estimate moderates per-row dispersions of one recording's
 // counts over time slices (stats/dispersion.h), with a trend of 1.
 #pragma once
 
 #include <span>
+#include <vector>
 
 namespace kprof::stats {
 
@@ -35,6 +53,19 @@ struct VariancePrior {
   double df = 0;     // d0: how much a row's own estimate is shrunk; +inf: entirely
   double scale = 1;  // s0^2 / trend: what the rows' variances are on average against the trend
   size_t rows = 0;   // rows it was fitted over (s^2 > 0 and df > 0)
+  // Outlying rows' own prior df: a row with F = ratio / scale at or above
+  // outlier_f[i] (ascending) gets outlier_df[i] (non-increasing, below df).
+  // Empty: every row gets df.
+  std::vector<double> outlier_f, outlier_df;
+
+  // The prior df of a row whose variance is `ratio` times its trend.
+  double df_for(double ratio) const;
+};
+
+// A row's posterior variance and the t's degrees of freedom.
+struct Moderated {
+  double variance = 0;
+  double df = 0;
 };
 
 // Fits the prior to rows' variance estimates `ratio` = s^2 / trend, each
@@ -42,10 +73,11 @@ struct VariancePrior {
 // out). Fewer than 3 rows: df 0 (no moderation), scale 1.
 VariancePrior fit_variance_prior(std::span<const double> ratio, std::span<const double> df);
 
-// The posterior variance of a row: s^2 with df degrees of freedom against
-// `trend`, the prior's expected variance before scaling.
-double moderated_variance(double s2, double df, double trend, const VariancePrior& prior);
-// Its degrees of freedom: df + d0 (+inf with an infinite d0).
+// A row's posterior: s^2 with df degrees of freedom against `trend`, the
+// prior's expected variance before scaling, shrunk with the row's own prior
+// df (df_for); its df are df + that (+inf when it is infinite).
+Moderated moderate(double s2, double df, double trend, const VariancePrior& prior);
+// The df of a row that follows the prior: df + d0 (what the floor plans with).
 double moderated_df(double df, const VariancePrior& prior);
 
 // The x > 0 with trigamma(x) = y (y > 0), by Newton's method (Smyth 2004).

@@ -181,6 +181,7 @@ namespace {
 
 struct SpreadPoint {
   double x, y, v, df;  // p (1 - p), p^2 (1 - p)^2, pooled variance, its df
+  double p;            // the mean share
 };
 
 // Weighted least squares for v ~ a x + b y with a, b >= 0, reweighted by
@@ -259,7 +260,7 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
     const double df = static_cast<double>(row.base.size() + row.next.size() - 2);
     const double p = (m0 + m1) / 2;
     if (!(p > 0) || p >= 1) continue;
-    pts.push_back({p * (1 - p), p * p * (1 - p) * (1 - p), ss / df, df});
+    pts.push_back({p * (1 - p), p * p * (1 - p) * (1 - p), ss / df, df, p});
   }
   out.rows = pts.size();
   const bool enough = pts.size() >= kMinSpreadRows;
@@ -287,6 +288,11 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
   }
   std::vector<double> ratio, dfs;
   for (const SpreadPoint& q : pts) {
+    // Rows with a sample or two a run are left out of the prior: their
+    // variance takes a handful of values (most runs see 0 or 1), far from
+    // the scaled chi-square the fit assumes, and scatters less than its df
+    // say; thousands of them would set d0 infinite for every row.
+    if (out.binomial_a > 0 && q.p / out.binomial_a < kMinPriorSamples) continue;
     ratio.push_back(q.v / (out.a * q.x + out.b * q.y));
     dfs.push_back(q.df);
   }

@@ -101,6 +101,8 @@ struct RunSpread {
   bool fitted() const;
 };
 inline constexpr size_t kMinSpreadRows = 5;
+// Mean samples a run below which a row's variance is left out of the prior.
+inline constexpr double kMinPriorSamples = 3;
 
 // Each row's per-run shares on both sides, in %.
 using RunShares = Sides<std::span<const double>>;

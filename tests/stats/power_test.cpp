@@ -294,5 +294,43 @@ TEST(RunSpreadFit, FewRowsTakeThePriorFromTheSlices) {
   EXPECT_FALSE(loud.fitted());
 }
 
+// Thousands of rows with under a sample a run (most runs see 0 or 1) have
+// variances far from a scaled chi-square, scattering less than their df
+// say: left in the prior's fit they make d0 infinite for every row, so a
+// row whose runs really scatter is judged as if its variance were known.
+// The prior comes from the rows with samples enough (here 20-200 a run,
+// their true variances scattering with d0 = 10).
+TEST(RunSpreadFit, PriorIsFittedOverRowsWithSamplesEnough) {
+  std::mt19937_64 rng(5);
+  constexpr double kRun = 20000;
+  const std::vector<uint64_t> run_samples(6, static_cast<uint64_t>(kRun));
+  const double a = 1 / kRun;
+  std::chi_squared_distribution<double> prior(10);
+  std::normal_distribution<double> z;
+  std::vector<RunShares> rows;
+  std::vector<std::vector<double>> pct;
+  pct.reserve(2 * 3300);
+  for (int i = 0; i < 300; ++i) {
+    const double p = 0.001 + 0.009 * i / 300.0, sigma2 = 10 / prior(rng);
+    const double sd = std::sqrt(sigma2 * a * p * (1 - p));
+    for (int side = 0; side < 2; ++side) {
+      pct.push_back({});
+      for (int r = 0; r < 3; ++r) pct.back().push_back(100 * (p + sd * z(rng)));
+    }
+  }
+  std::poisson_distribution<int> tiny(0.4);
+  for (int i = 0; i < 3000; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      pct.push_back({});
+      for (int r = 0; r < 3; ++r) pct.back().push_back(100 * tiny(rng) / kRun);
+    }
+  }
+  for (size_t i = 0; i < pct.size(); i += 2) rows.push_back({pct[i], pct[i + 1]});
+  const RunSpread fit = fit_run_spread(run_samples, rows);
+  EXPECT_TRUE(fit.fitted());
+  EXPECT_LT(fit.prior.rows, 400u);
+  EXPECT_NEAR(fit.prior.df, 10, 5);
+}
+
 }  // namespace
 }  // namespace kprof::stats

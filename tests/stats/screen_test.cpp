@@ -146,7 +146,49 @@ TEST(Moderation, RowsWithoutScatterGiveAnInfinitePrior) {
   EXPECT_NEAR(p.scale, 0.5, 0.02);
   const double two[] = {1, 2}, df2[] = {3, 3};
   EXPECT_EQ(fit_variance_prior(two, df2).df, 0);
-  EXPECT_EQ(moderated_variance(3.0, 4, 1.0, fit_variance_prior(two, df2)), 3.0);
+  EXPECT_EQ(moderate(3.0, 4, 1.0, fit_variance_prior(two, df2)).variance, 3.0);
+}
+
+// A hypervariable row among rows that follow the prior (Phipson et al.
+// 2016): d0 is the others', the outlier gets a small prior df of its own
+// and keeps most of its variance, typical rows keep (nearly) d0, and a row's prior
+// df never rises with its F. The same when the others have no scatter at
+// all (an infinite d0).
+TEST(Moderation, HypervariableRowKeepsItsOwnVariance) {
+  for (const double d0 : {20.0, std::numeric_limits<double>::infinity()}) {
+    std::mt19937_64 rng(11);
+    const double df = 4;
+    std::chi_squared_distribution<double> prior(std::isinf(d0) ? 1.0 : d0), sample(df);
+    std::vector<double> ratio, dfs;
+    for (int i = 0; i < 3000; ++i) {
+      const double sigma2 = std::isinf(d0) ? 1.0 : d0 / prior(rng);
+      ratio.push_back(sigma2 * sample(rng) / df);
+      dfs.push_back(df);
+    }
+    ratio.push_back(20);  // chi^2_4 / 4 > 20: p ~ 1e-15
+    dfs.push_back(df);
+    const VariancePrior p = fit_variance_prior(ratio, dfs);
+    if (std::isinf(d0)) {
+      EXPECT_GT(p.df, 200) << "no scatter";
+    } else {
+      EXPECT_NEAR(p.df, d0, 8);
+    }
+    ASSERT_FALSE(p.outlier_f.empty()) << d0;
+    const Moderated out = moderate(20, df, 1, p);
+    EXPECT_LT(out.df, df + 3) << d0;
+    EXPECT_GT(out.variance, 10) << d0;
+    // A typical row (F near the median) keeps nearly all of d0: its tail
+    // and its rank's agree but for sampling, and a dip below its rank's
+    // tail reads as a small chance of being an outlier.
+    const Moderated typical = moderate(1.0, df, 1, p);
+    EXPECT_GT(typical.df, std::isinf(d0) ? 200 : 0.8 * (df + p.df)) << d0;
+    EXPECT_EQ(moderate(0.3, df, 1, p).df, df + p.df) << d0;  // below the median: d0
+    for (size_t i = 0; i < p.outlier_df.size(); ++i) {
+      EXPECT_LT(p.outlier_df[i], p.df);
+      if (i) EXPECT_LE(p.outlier_df[i], p.outlier_df[i - 1]);
+      if (i) EXPECT_GE(p.outlier_f[i], p.outlier_f[i - 1]);
+    }
+  }
 }
 
 // With no prior the moderated t is Student's pooled t; with an infinite one
@@ -234,12 +276,12 @@ TEST(Dispersion, ModeratedTowardTheRowsLevel) {
   for (double v : {0.2, 0.25, 0.3, 0.22, 0.28, 0.24}) rows.push_back({v, 31});
   const VariancePrior prior = fit_dispersion_prior(rows);
   EXPECT_NEAR(prior.scale, 0.25, 0.03);
-  EXPECT_NEAR(moderated_dispersion({0.6, 31}, prior), 0.25, 0.2);
-  EXPECT_LT(moderated_dispersion({0.6, 31}, prior), 0.6);
-  EXPECT_DOUBLE_EQ(moderated_dispersion({1, 0}, prior), prior.scale);
+  EXPECT_NEAR(moderated_dispersion({0.6, 31}, prior).variance, 0.25, 0.2);
+  EXPECT_LT(moderated_dispersion({0.6, 31}, prior).variance, 0.6);
+  EXPECT_DOUBLE_EQ(moderated_dispersion({1, 0}, prior).variance, prior.scale);
   const VariancePrior few = fit_dispersion_prior(std::span<const Dispersion>(rows).first(2));
-  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 31}, few), 0.6);
-  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 0}, few), 1.0);
+  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 31}, few).variance, 0.6);
+  EXPECT_DOUBLE_EQ(moderated_dispersion({0.6, 0}, few).variance, 1.0);
 }
 
 // Effective counts: a dispersion of 1 is the sampling test; 0.25 is four
