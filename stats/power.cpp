@@ -263,7 +263,17 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
     pts.push_back({p * (1 - p), p * p * (1 - p) * (1 - p), ss / df, df, p});
   }
   out.rows = pts.size();
-  const bool enough = pts.size() >= kMinSpreadRows;
+  // Rows with a sample or two a run are left out of the prior (below): their
+  // variance takes a handful of values (most runs see 0 or 1), far from the
+  // scaled chi-square the fit assumes, and scatters less than its df say;
+  // thousands of them would set d0 infinite for every row. So it is the
+  // rows with samples enough that must be many (a program of two functions
+  // and a dozen kernel rows of a sample each is a few-rows profile).
+  auto informative = [&](const SpreadPoint& q) {
+    return !(out.binomial_a > 0) || q.p / out.binomial_a >= kMinPriorSamples;
+  };
+  const bool enough =
+      static_cast<size_t>(std::count_if(pts.begin(), pts.end(), informative)) >= kMinSpreadRows;
   fit_trend(pts, enough, out.a, out.b);
   // The sampling term is held at or below binomial: timer samples can
   // spread less than binomial (systematic sampling), and where rows spread
@@ -288,11 +298,7 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
   }
   std::vector<double> ratio, dfs;
   for (const SpreadPoint& q : pts) {
-    // Rows with a sample or two a run are left out of the prior: their
-    // variance takes a handful of values (most runs see 0 or 1), far from
-    // the scaled chi-square the fit assumes, and scatters less than its df
-    // say; thousands of them would set d0 infinite for every row.
-    if (out.binomial_a > 0 && q.p / out.binomial_a < kMinPriorSamples) continue;
+    if (!informative(q)) continue;
     ratio.push_back(q.v / (out.a * q.x + out.b * q.y));
     dfs.push_back(q.df);
   }

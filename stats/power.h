@@ -116,7 +116,8 @@ using RunShares = Sides<std::span<const double>>;
 // (every run of both sides; a run without samples counts in the mean as 0);
 // `dispersion`: the runs' counts' variance against binomial, measured over
 // their time slices (1: not measured), which raises a's cap of binomial_a
-// where above 1. Fewer than kMinSpreadRows rows: a = binomial_a x
+// where above 1. Fewer than kMinSpreadRows rows of kMinPriorSamples or
+// more samples a run: a = binomial_a x
 // dispersion and, when the runs have time slices (`slice_df`: the degrees
 // of freedom of a row's scatter over them, stats/dispersion.h
 // SliceScatter, summed over every run) and the rows' variances are no
