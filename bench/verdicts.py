@@ -51,6 +51,23 @@ def wilson(k, n, z=Z95):
     return (100 * max(0.0, c - h), 100 * min(1.0, c + h))
 
 
+ROW_FDR = 0.05  # the diff's false discovery rate
+POWER = 0.8      # the floor's power
+
+
+def predicted_rate(mult, tested):
+    """How often a change of `mult` times the printed floor is found, by the
+    floor's own (normal) power curve: the floor is (z_a + z_b) SE with z_a the
+    two-sided quantile of the row level FDR / tested and z_b that of 80% power,
+    so a change of m floors is found when Z > z_a - m (z_a + z_b). At m = 0.5
+    that is Phi((z_b - z_a) / 2): 24% with 2 rows tested, 20% needs z_a >= 2.52
+    (6+ rows)."""
+    nd = statistics.NormalDist()
+    z_a = nd.inv_cdf(1 - ROW_FDR / tested / 2)
+    z_b = nd.inv_cdf(POWER)
+    return 1 - nd.cdf(z_a - mult * (z_a + z_b))
+
+
 def rate(k, n):
     """'k / n = x% (95% Wilson a-b%)'"""
     if n == 0:
@@ -231,10 +248,12 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots):
     for k in (1, 3):
         comps = aa_comparisons(files, k, pilots, rng)
         comps = [c for c in comps if c[2] == 0] or comps  # disjoint where the pool allows
-        got = []
+        got, tested_rows = [], []
         at = None
         for a, b, _ in comps:
             text, floors, tested = run_plan(kprof, a, b)
+            if tested:
+                tested_rows.append(tested)
             if not floors:
                 sys.exit("verdicts.py: no floor in --plan output:\n" + text)
             at = min(floors, key=lambda s: abs(s - base_share))
@@ -244,7 +263,8 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots):
             lines.append("  %dv%d pilot (%d rows tested): %s" % (k, k, tested or 0, printed))
         finite = [g for g in got if math.isfinite(g)]
         floor = statistics.median(got) if got else math.inf
-        kind = {"pilots": len(got), "share_at": at, "floor": floor, "floors": got}
+        kind = {"pilots": len(got), "share_at": at, "floor": floor, "floors": got,
+                "tested": statistics.median(tested_rows) if tested_rows else None}
         lines.append("  %dv%d floor for a %g%% row: median %s over %d pilots%s" % (
             k, k, at or 0, "beyond reach" if math.isinf(floor) else "±%.2f pp" % floor, len(got),
             "" if len(finite) == len(got) else " (%d beyond reach)" % (len(got) - len(finite))))
@@ -489,7 +509,8 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
 
     # 3. floor
     out()
-    out("== 3. floor prediction: found >= 80% at 1.25x the printed floor, <= 20% at 0.5x")
+    out("== 3. floor prediction: found >= 80% at 1.25x the printed floor, <= 20% at 0.5x "
+        "(the issue's goal; the floor's own curve gives each multiple's rate below)")
     fl_path = os.path.join(work, "floor.json")
     if os.path.exists(fl_path):
         with open(fl_path) as f:
@@ -514,6 +535,12 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
                 out("    %dv%d at %.2fx the floor (aimed +%.2f pp): true Δ %+.3f pp = %.2fx the "
                     "floor" % (k, k, kind[tag]["mult"], kind[tag]["target_delta"], true,
                                true / floor))
+                if kind.get("tested"):
+                    out("    the floor's own power curve predicts %.0f%% at %.2fx (normal, %g rows "
+                        "tested: the %.2g%% two-sided row level; %.0f%% at 0.5x, 80%% at 1x)" % (
+                            100 * predicted_rate(true / floor, kind["tested"]), true / floor,
+                            kind["tested"], 100 * ROW_FDR / kind["tested"],
+                            100 * predicted_rate(0.5, kind["tested"])))
                 comps = ab_comparisons(base, files, k, n, rng)
                 planted_section(out, kprof, "floor %.2fx" % kind[tag]["mult"], comps, true,
                                 coverage, seen)
