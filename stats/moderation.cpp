@@ -94,9 +94,10 @@ double inverse_trigamma(double y) {
 
 VariancePrior fit_variance_prior(std::span<const double> ratio, std::span<const double> df) {
   VariancePrior out;
-  std::vector<double> e, dfs;
+  std::vector<double> e, dfs, kept;  // kept: the rows' ratios fitted over
   for (size_t i = 0; i < ratio.size() && i < df.size(); ++i) {
     if (!(ratio[i] > 0) || !(df[i] > 0) || !std::isfinite(ratio[i])) continue;
+    kept.push_back(ratio[i]);
     // log s^2 is log sigma^2 + log(chi2_df / df): that term's mean is
     // digamma(df / 2) - log(df / 2) and its variance trigamma(df / 2).
     e.push_back(std::log(ratio[i]) - digamma(df[i] / 2) + std::log(df[i] / 2));
@@ -123,19 +124,13 @@ VariancePrior fit_variance_prior(std::span<const double> ratio, std::span<const 
     // first order, and wrong where the ratios hardly scatter at all).
     out.df = kInf;
     double sum = 0;
-    for (size_t i = 0; i < ratio.size() && i < df.size(); ++i) {
-      if (ratio[i] > 0 && df[i] > 0 && std::isfinite(ratio[i])) sum += ratio[i];
-    }
+    for (double r : kept) sum += r;
     out.scale = sum / static_cast<double>(e.size());
   }
-  std::vector<double> f;
   double max_resid = 0;
-  for (size_t i = 0; i < ratio.size() && i < df.size(); ++i) {
-    if (!(ratio[i] > 0) || !(df[i] > 0) || !std::isfinite(ratio[i])) continue;
-    f.push_back(ratio[i] / out.scale);
-  }
   for (double x : e) max_resid = std::max(max_resid, x - mean);
-  fit_outliers(out, f, dfs, max_resid, tri_mean);
+  for (double& r : kept) r /= out.scale;  // each row's F
+  fit_outliers(out, kept, dfs, max_resid, tri_mean);
   return out;
 }
 
