@@ -129,11 +129,11 @@ uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
   return mapping_index(*std::prev(m));
 }
 
-void AddressAggregator::on_sample(const Sample& s) {
-  if (s.kind != SampleKind::Cpu) return;  // --off-cpu's switch and wakeup samples
+uint32_t AddressAggregator::count(const Sample& s) {
+  if (s.kind != SampleKind::Cpu) return kNotCounted;  // --off-cpu's switch and wakeup samples
   if (left_out_pid_ != 0 && s.pid == left_out_pid_) {
     ++counts_.left_out;
-    return;
+    return kNotCounted;
   }
   ++counts_.samples;
   const uint64_t period = weights_ ? weights_->period_of(s) : s.period;
@@ -148,6 +148,7 @@ void AddressAggregator::on_sample(const Sample& s) {
   ++c.samples;
   c.period += period;
   if (counts_.with_stacks) add_stack(s, key.mapping, period);
+  return r.entry;
 }
 
 void AddressAggregator::keys_of(const Sample& s, std::vector<AddressCounts::Key>& out) {

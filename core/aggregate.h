@@ -118,7 +118,11 @@ class AddressAggregator : public RecordSink {
   // up to the CPU time used even where the timer's samples came late. From
   // the first switch on: records without any cost nothing.
   void weigh_by_cpu_time() { weigh_ = true; }
-  void on_sample(const Sample&) override;
+  void on_sample(const Sample& s) override { count(s); }
+  // on_sample's work; returns the entry of counts().counts the sample's leaf
+  // was counted in, or kNotCounted (not a CPU sample, or left out).
+  static constexpr uint32_t kNotCounted = UINT32_MAX;
+  uint32_t count(const Sample& s);
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
   void on_fork(const Fork&) override;

@@ -106,11 +106,17 @@ void SelectingSink::on_fork(const Fork& f) {
   next_.on_fork(f);
 }
 
+void SelectingSink::flush_run(DenseHashMap<uint32_t, uint64_t, IdHash>& tids, CpuCount& c) {
+  if (c.run != 0) tids[c.tid] += c.run;
+  c.run = 0;
+}
+
 SelectingSink::Seen SelectingSink::seen() const {
   Seen out = seen_;
   for (const auto& [tid, n] : tid_counts_) out.tids[tid] += n;
-  cpu_counts_.for_each([&](uint32_t cpu, uint64_t n) {
-    if (n != 0) out.cpus[cpu] += n;
+  cpu_counts_.for_each([&](uint32_t cpu, const CpuCount& c) {
+    if (c.samples != 0) out.cpus[cpu] += c.samples;
+    if (c.run != 0) out.tids[c.tid] += c.run;
   });
   return out;
 }
@@ -124,8 +130,13 @@ void SelectingSink::on_sample(const Sample& s) {
       event_ == 0 ? s.kind == SampleKind::Cpu : s.kind == SampleKind::Event && s.event == event_;
   if (!of_event) return;
   ++seen_.total;
-  ++tid_counts_[s.tid];
-  ++cpu_counts_[s.cpu];
+  CpuCount& cpu = cpu_counts_[s.cpu];
+  ++cpu.samples;
+  if (cpu.tid != s.tid) {
+    flush_run(tid_counts_, cpu);
+    cpu.tid = s.tid;
+  }
+  ++cpu.run;
   seen_.first_ns = std::min(seen_.first_ns, s.time);
   seen_.last_ns = std::max(seen_.last_ns, s.time);
   const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {

@@ -86,8 +86,17 @@ class SelectingSink final : public ForwardingSink {
   uint32_t event_;
   Sample copy_;  // an Event sample passed on as a Cpu one
   Seen seen_;    // all but its tids and cpus, counted below (once per sample: no tree)
+  // Each CPU's samples, and its current run of samples of one thread: a
+  // thread's samples come in runs on a CPU, so a sample costs a compare and
+  // an add, and the thread's count is looked up once a run (flush_run).
+  struct CpuCount {
+    uint64_t samples = 0;
+    uint32_t tid = 0;
+    uint64_t run = 0;  // samples of `tid` not yet in tid_counts_
+  };
+  static void flush_run(DenseHashMap<uint32_t, uint64_t, IdHash>& tids, CpuCount& c);
   DenseHashMap<uint32_t, uint64_t, IdHash> tid_counts_;
-  ById<uint64_t> cpu_counts_;
+  ById<CpuCount> cpu_counts_;
 };
 
 }  // namespace kprof

@@ -6,18 +6,20 @@
 #include "core/error.h"
 
 namespace kprof {
-namespace {
-// The key of every sample when leaves are not counted.
-constexpr AddressCounts::Key kNoLeaf{AddressCounts::kNoMapping, Mode::Unknown, 0};
-}  // namespace
 
-size_t RecordKeyCounter::LabelKeyHash::operator()(const LabelKey& k) const noexcept {
-  return AddressCounts::KeyHash{}(k.key) ^ (static_cast<size_t>(k.label) * 0x9e3779b97f4a7c15ULL);
+size_t RecordKeyCounter::PairHash::operator()(uint64_t k) const noexcept {
+  k ^= k >> 29;  // splitmix64's finaliser: the map indexes by the low bits
+  k *= 0xbf58476d1ce4e5b9ULL;
+  return k ^ (k >> 32);
 }
 
 RecordKeyCounter::RecordKeyCounter(RecordKey key, uint32_t leave_out_pid,
                                    const SampleFilter* filter, bool leaves)
-    : key_(key), filter_(filter), leaves_(leaves) {
+    : key_(key),
+      leave_out_pid_(leave_out_pid),
+      filter_(filter),
+      by_process_(filter != nullptr && (!filter->comms.empty() || !filter->pids.empty())),
+      leaves_(leaves) {
   agg_.leave_out(leave_out_pid);
 }
 
@@ -32,27 +34,29 @@ void RecordKeyCounter::on_fork(const Fork& f) {
 }
 
 uint32_t RecordKeyCounter::label_of(const Sample& s) {
-  const uint64_t id = key_ == RecordKey::Tid ? s.tid : s.cpu;
-  auto [it, fresh] = label_ids_.try_emplace(id, static_cast<uint32_t>(labels_.size()));
-  if (fresh) {
+  // Labels are numbered as first met, as the map's entries are.
+  const uint32_t id = key_ == RecordKey::Tid ? s.tid : s.cpu;
+  const uint32_t label = label_ids_.slot(id);
+  if (label == labels_.size()) {
     if (key_ == RecordKey::Cpu) {
       labels_.push_back("cpu " + std::to_string(s.cpu));
     } else {
       const std::string_view name = threads_.of(s.tid);
       labels_.push_back(std::to_string(s.tid) + " " + std::string(name.empty() ? "?" : name));
     }
+    if (!leaves_) by_label_.emplace_back();
   }
-  return it->second;
+  return label;
 }
 
 void RecordKeyCounter::on_sample(const Sample& s) {
-  agg_.keys_of(s, keys_);
-  if (keys_.empty()) return;  // not a CPU sample, or kprof's own
+  // As AddressAggregator counts: CPU samples, kprof's own aside.
+  if (s.kind != SampleKind::Cpu || (leave_out_pid_ != 0 && s.pid == leave_out_pid_)) return;
   ++seen_;
-  if (filter_ != nullptr && !keeps_process(*filter_, s.pid, threads_.of(s.tid))) return;
+  if (by_process_ && !keeps_process(*filter_, s.pid, threads_.of(s.tid))) return;
   ++counted_;
-  if (leaves_) agg_.on_sample(s);  // the leaf's address, to be named
-  Counts& c = counts_[{label_of(s), leaves_ ? keys_.front() : kNoLeaf}];
+  const uint32_t label = label_of(s);
+  Counts& c = leaves_ ? by_leaf_[uint64_t{agg_.count(s)} << 32 | label] : by_label_[label];
   ++c.samples;
   c.period += s.period;
 }
@@ -68,18 +72,18 @@ Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymb
   h.images.reserve(counter.labels().size());
   for (const std::string& label : counter.labels()) h.images.push_back({label, ""});
   std::map<std::pair<uint32_t, std::pair<std::string, Mode>>, size_t> row_of;
-  for (const auto& [lk, c] : counter.counts()) {
-    const AddressNames::Name n = names(lk.key);
-    if (!kept(n)) continue;
+  counter.for_each([&](uint32_t label, const AddressCounts::Key* leaf, const Counts& c) {
+    const AddressNames::Name n = leaf != nullptr ? names(*leaf) : AddressNames::Name{};
+    if (leaf != nullptr && !kept(n)) return;
     const std::string function = functions ? std::string(n.function) : std::string();
-    const Mode mode = functions
-                          ? (lk.key.mapping != AddressCounts::kNoMapping ? Mode::User : lk.key.mode)
-                          : Mode::Unknown;
-    auto [it, fresh] = row_of.try_emplace({lk.label, {function, mode}}, h.rows.size());
-    if (fresh) h.rows.push_back({lk.label, function, mode, 0, 0});
+    const Mode mode = !functions || leaf == nullptr                ? Mode::Unknown
+                      : leaf->mapping != AddressCounts::kNoMapping ? Mode::User
+                                                                   : leaf->mode;
+    auto [it, fresh] = row_of.try_emplace({label, {function, mode}}, h.rows.size());
+    if (fresh) h.rows.push_back({label, function, mode, 0, 0});
     h.rows[it->second].samples += c.samples;
     h.rows[it->second].period += c.period;
-  }
+  });
   if (h.rows.empty()) {
     throw Error("no sample is left to count" +
                     (f != nullptr && !f->empty() ? " after " + f->describe() : std::string()),

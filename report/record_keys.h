@@ -19,10 +19,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/aggregate.h"
+#include "core/dense_hash_map.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/thread_names.h"
@@ -45,36 +45,51 @@ class RecordKeyCounter final : public RecordSink {
   void on_fork(const Fork& f) override;
   void on_exit(const Fork& f) override { agg_.on_exit(f); }
 
-  struct LabelKey {
-    uint32_t label;  // index into labels
-    AddressCounts::Key key;
-    bool operator==(const LabelKey&) const = default;
-  };
-  struct LabelKeyHash {
-    size_t operator()(const LabelKey& k) const noexcept;
-  };
-
+  // The leaf addresses counted (empty without `leaves`).
   const AddressCounts& addresses() const { return agg_.counts(); }
   const std::vector<std::string>& labels() const { return labels_; }
-  const std::unordered_map<LabelKey, Counts, LabelKeyHash>& counts() const { return counts_; }
+  // f(label, leaf, counts) for each (thread or CPU, leaf address) counted:
+  // `label` indexes labels(), `leaf` is null without `leaves`.
+  template <class F>
+  void for_each(F f) const;
   const SampleFilter* filter() const { return filter_; }
   uint64_t seen() const { return seen_; }        // CPU samples given (kprof's own aside)
   uint64_t counted() const { return counted_; }  // of them, those --comm and --pid kept
 
  private:
   uint32_t label_of(const Sample& s);
+  // (label, entry of the leaf in addresses().counts) in one word.
+  struct PairHash {
+    size_t operator()(uint64_t k) const noexcept;
+  };
 
   RecordKey key_;
+  uint32_t leave_out_pid_;
   const SampleFilter* filter_;
+  bool by_process_;  // the filter has --comm or --pid
   bool leaves_;
-  AddressAggregator agg_;
-  std::vector<AddressCounts::Key> keys_;
+  AddressAggregator agg_;  // with leaves: their addresses, numbered as counted
   ThreadNames threads_;
-  std::unordered_map<uint64_t, uint32_t> label_ids_;  // tid or cpu -> index into labels_
+  DenseHashMap<uint32_t, uint32_t, IdHash> label_ids_;  // tid or cpu -> index into labels_
   std::vector<std::string> labels_;
-  std::unordered_map<LabelKey, Counts, LabelKeyHash> counts_;
+  std::vector<Counts> by_label_;                      // without leaves
+  DenseHashMap<uint64_t, Counts, PairHash> by_leaf_;  // with leaves
   uint64_t seen_ = 0, counted_ = 0;
 };
+
+template <class F>
+void RecordKeyCounter::for_each(F f) const {
+  if (!leaves_) {
+    for (uint32_t label = 0; label < by_label_.size(); ++label) {
+      if (by_label_[label].samples != 0) f(label, nullptr, by_label_[label]);
+    }
+    return;
+  }
+  for (const auto& [k, c] : by_leaf_) {
+    f(static_cast<uint32_t>(k), &agg_.counts().counts.entry(static_cast<uint32_t>(k >> 32)).first,
+      c);
+  }
+}
 
 // The counts as a Histogram (see above), every distinct address named once.
 // Throws kprof::Error (exit 1) when no sample is left to count.

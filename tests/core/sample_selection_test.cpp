@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,30 @@ TEST(SelectingSink, AnEmptySelectionKeepsEverything) {
   for (uint32_t i = 0; i < 10; ++i) sink.on_sample(at(100 + i % 3, i % 2, i));
   EXPECT_EQ(next.samples.size(), 10u);
   EXPECT_EQ(sink.seen().kept, sink.seen().total);
+}
+
+// Threads are counted per CPU in runs (a count is looked up once a run):
+// what seen() says must be each thread's and CPU's plain count, wherever
+// runs break, and also when asked mid-run.
+TEST(SelectingSink, CountsEveryThreadAndCpuWhereverRunsBreak) {
+  Recorder next;
+  SelectingSink sink(next, SampleSelection{}, TimeRange{});
+  std::map<uint32_t, uint64_t> tids, cpus;
+  uint64_t x = 12345;
+  for (uint32_t i = 0; i < 5000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto cpu = static_cast<uint32_t>(x >> 62);              // 0..3
+    const auto tid = 100 + static_cast<uint32_t>((x >> 40) % 4);  // runs of 1 sample and more
+    const uint32_t run = 1 + static_cast<uint32_t>((x >> 20) % 5);
+    for (uint32_t k = 0; k < run; ++k) sink.on_sample(at(tid, cpu, i));
+    tids[tid] += run;
+    cpus[cpu] += run;
+    if (i == 2500) EXPECT_EQ(sink.seen().tids, tids) << "asked mid-run";
+  }
+  const SelectingSink::Seen seen = sink.seen();
+  EXPECT_EQ(seen.tids, tids);
+  EXPECT_EQ(seen.cpus, cpus);
+  EXPECT_EQ(seen.total, next.samples.size());
 }
 
 }  // namespace
