@@ -70,7 +70,7 @@ class RecordKeyCounter final : public RecordSink {
   bool leaves_;
   AddressAggregator agg_;  // with leaves: their addresses, numbered as counted
   ThreadNames threads_;
-  DenseHashMap<uint32_t, uint32_t, IdHash> label_ids_;  // tid or cpu -> index into labels_
+  DenseHashMap<uint32_t, bool, IdHash> label_ids_;  // tid or cpu: entry number = index into labels_
   std::vector<std::string> labels_;
   std::vector<Counts> by_label_;                      // without leaves
   DenseHashMap<uint64_t, Counts, PairHash> by_leaf_;  // with leaves
