@@ -123,6 +123,10 @@ class AddressAggregator : public RecordSink {
   // was counted in, or kNotCounted (not a CPU sample, or left out).
   static constexpr uint32_t kNotCounted = UINT32_MAX;
   uint32_t count(const Sample& s);
+  // Whether count() counts `s` (a CPU sample, not left out).
+  bool counted(const Sample& s) const {
+    return s.kind == SampleKind::Cpu && (left_out_pid_ == 0 || s.pid != left_out_pid_);
+  }
   void on_mmap(const Mmap&) override;
   void on_comm(const Comm&) override;
   void on_fork(const Fork&) override;
@@ -157,9 +161,6 @@ class AddressAggregator : public RecordSink {
   void add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period);
   // The chain's keys after the leaf (appended to `out`).
   void caller_keys(const Sample& s, std::vector<AddressCounts::Key>& out);
-  bool counted(const Sample& s) const {
-    return s.kind == SampleKind::Cpu && (left_out_pid_ == 0 || s.pid != left_out_pid_);
-  }
   struct Map {
     uint64_t start, end;
     uint32_t mapping;  // index into counts_.mappings, assigned lazily

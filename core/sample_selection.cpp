@@ -106,8 +106,8 @@ void SelectingSink::on_fork(const Fork& f) {
   next_.on_fork(f);
 }
 
-void SelectingSink::flush_run(DenseHashMap<uint32_t, uint64_t, IdHash>& tids, CpuCount& c) {
-  if (c.run != 0) tids[c.tid] += c.run;
+void SelectingSink::flush_run(CpuCount& c) {
+  if (c.run != 0) tid_counts_[c.tid] += c.run;
   c.run = 0;
 }
 
@@ -133,7 +133,7 @@ void SelectingSink::on_sample(const Sample& s) {
   CpuCount& cpu = cpu_counts_[s.cpu];
   ++cpu.samples;
   if (cpu.tid != s.tid) {
-    flush_run(tid_counts_, cpu);
+    flush_run(cpu);
     cpu.tid = s.tid;
   }
   ++cpu.run;

@@ -94,7 +94,7 @@ class SelectingSink final : public ForwardingSink {
     uint32_t tid = 0;
     uint64_t run = 0;  // samples of `tid` not yet in tid_counts_
   };
-  static void flush_run(DenseHashMap<uint32_t, uint64_t, IdHash>& tids, CpuCount& c);
+  void flush_run(CpuCount& c);  // adds c's run to tid_counts_
   DenseHashMap<uint32_t, uint64_t, IdHash> tid_counts_;
   ById<CpuCount> cpu_counts_;
 };

@@ -16,7 +16,6 @@ size_t RecordKeyCounter::PairHash::operator()(uint64_t k) const noexcept {
 RecordKeyCounter::RecordKeyCounter(RecordKey key, uint32_t leave_out_pid,
                                    const SampleFilter* filter, bool leaves)
     : key_(key),
-      leave_out_pid_(leave_out_pid),
       filter_(filter),
       by_process_(filter != nullptr && (!filter->comms.empty() || !filter->pids.empty())),
       leaves_(leaves) {
@@ -50,8 +49,7 @@ uint32_t RecordKeyCounter::label_of(const Sample& s) {
 }
 
 void RecordKeyCounter::on_sample(const Sample& s) {
-  // As AddressAggregator counts: CPU samples, kprof's own aside.
-  if (s.kind != SampleKind::Cpu || (leave_out_pid_ != 0 && s.pid == leave_out_pid_)) return;
+  if (!agg_.counted(s)) return;  // not a CPU sample, or kprof's own
   ++seen_;
   if (by_process_ && !keeps_process(*filter_, s.pid, threads_.of(s.tid))) return;
   ++counted_;

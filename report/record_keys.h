@@ -64,7 +64,6 @@ class RecordKeyCounter final : public RecordSink {
   };
 
   RecordKey key_;
-  uint32_t leave_out_pid_;
   const SampleFilter* filter_;
   bool by_process_;  // the filter has --comm or --pid
   bool leaves_;
