@@ -113,7 +113,11 @@ case "$mode" in
     run_release || rc=$?
     [[ ${#failed[@]} -eq 0 ]] || {
       for part in "${failed[@]}"; do
-        echo "==== scripts/test.sh: $part FAILED; the end of build-logs/$part.log:"
+        # The failed assertions first (gtest's "file:line: Failure" and what
+        # follows it), which the log's end alone does not hold.
+        echo "==== scripts/test.sh: $part FAILED; its failed assertions:"
+        grep -A 8 -E ': Failure$' "build-logs/$part.log" | head -80 || true
+        echo "==== scripts/test.sh: the end of build-logs/$part.log:"
         grep -v -E '^ *(Start +[0-9]+:|[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed)' "build-logs/$part.log" | tail -40
       done
       echo "==== scripts/test.sh: FAILED: ${failed[*]}"

@@ -4,7 +4,9 @@
 // thread fills after its own 20 ms sleep (wait_for_pipe). It prints what
 // it measured itself, so tests compare kprof's figures with the program's
 // own clock, not with constants:
-//   offcpu compute_ms=X sleep_ms=Y pipe_ms=Z wall_ms=W main_tid=T
+//   offcpu compute_ms=X sleep_ms=Y pipe_ms=Z wall_ms=W main_tid=T start_ns=S end_ns=E
+// S and E are CLOCK_MONOTONIC (the clock kprof's records carry) when the
+// timed loop began and after the second thread was joined.
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -17,6 +19,13 @@
 namespace {
 int go_pipe[2], done_pipe[2];
 volatile unsigned long sink;
+
+unsigned long long monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
+         static_cast<unsigned long long>(ts.tv_nsec);
+}
 }  // namespace
 
 extern "C" {
@@ -60,6 +69,7 @@ int main(int argc, char** argv) {
   pthread_t t;
   if (pthread_create(&t, nullptr, filler, &fill) != 0) return 3;
   const double start = kprof_prog_now();
+  const unsigned long long start_ns = monotonic_ns();
   double compute_s = 0, sleep_s = 0, pipe_s = 0;
   const int rounds = total < 0.1 ? 1 : static_cast<int>(total / 0.1 + 0.5);
   for (int i = 0; i < rounds; ++i) {
@@ -78,8 +88,11 @@ int main(int argc, char** argv) {
   char stop = 0;
   if (write(go_pipe[1], &stop, 1) != 1) return 3;
   pthread_join(t, nullptr);
-  std::printf("offcpu compute_ms=%.3f sleep_ms=%.3f pipe_ms=%.3f wall_ms=%.3f main_tid=%ld\n",
-              compute_s * 1e3, sleep_s * 1e3, pipe_s * 1e3, wall * 1e3,
-              static_cast<long>(syscall(SYS_gettid)));
+  const unsigned long long end_ns = monotonic_ns();
+  std::printf(
+      "offcpu compute_ms=%.3f sleep_ms=%.3f pipe_ms=%.3f wall_ms=%.3f main_tid=%ld start_ns=%llu "
+      "end_ns=%llu\n",
+      compute_s * 1e3, sleep_s * 1e3, pipe_s * 1e3, wall * 1e3,
+      static_cast<long>(syscall(SYS_gettid)), start_ns, end_ns);
   return 0;
 }
