@@ -2,6 +2,7 @@
 # Issue 26: the cost of recording off-CPU time in a context-switch storm
 # (bench/pingpong.c: two threads ping-ponging a byte over pipes, pinned to
 # one CPU), against
+# kprof with --wakers (the waker's kernel stack at every wakeup), and
 # perf's two ways of recording the same: `perf sched record` (system-wide
 # sched tracepoints) and `perf record -e sched:sched_switch -g`.
 #
@@ -41,6 +42,8 @@ run_one() {  # TOOL RUN
     alone) timed "$out.time" "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof) timed "$out.time" "$KPROF" record -g --off-cpu -F "$FREQ" -o "$out.data" -- \
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
+    kprof-wakers) timed "$out.time" "$KPROF" record -g --off-cpu --wakers -F "$FREQ" \
+             -o "$out.data" -- "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-sched) timed "$out.time" perf sched record -o "$out.data" -- \
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-switch) timed "$out.time" perf record -e sched:sched_switch -g -o "$out.data" -- \
@@ -54,12 +57,12 @@ run_one() {  # TOOL RUN
   bytes=0
   [[ -f $out.data ]] && bytes=$(stat -c %s "$out.data")
   rec=$(sub "$tree" "$cpu")
-  if [[ $tool == kprof ]]; then
+  if [[ $tool == kprof* ]]; then
     rec=$("$KPROF" info "$out.data" | sed -n 's/^kprof cpu time: *user \([0-9.]*\) s, sys \([0-9.]*\) s.*/\1 \2/p' |
           awk '{printf "%.3f", $1 + $2}')
   fi
   case $tool in
-    kprof) lost=$(sed -n 's/.*samples (\([0-9]*\) lost).*/\1/p' "$out.err" | tail -1) ;;
+    kprof*) lost=$(sed -n 's/.*samples (\([0-9]*\) lost).*/\1/p' "$out.err" | tail -1) ;;
     perf-*) lost=$(perf report -i "$out.data" --stats 2>/dev/null |
                    awk '/LOST_SAMPLES|LOST events/ {s += $NF} END {print s + 0}') ;;
     *) lost=0 ;;
@@ -70,7 +73,7 @@ run_one() {  # TOOL RUN
 {
   echo "# off-CPU recording in a context-switch storm: pingpong $SECS s, $RUNS runs each, interleaved"
   for r in $(seq "$RUNS"); do
-    for tool in alone kprof perf-sched perf-switch; do run_one "$tool" "$r"; done
+    for tool in alone kprof kprof-wakers perf-sched perf-switch; do run_one "$tool" "$r"; done
   done
 } | tee "$W/runs.txt"
 
@@ -86,7 +89,7 @@ for line in open(sys.argv[1]):
 med = {t: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for t, rs in rows.items()}
 alone = med['alone']['per_s']
 print(f"{'tool':12} {'round trips/s':>14} {'slowdown':>9} {'own CPU s':>10} {'recording':>10} {'lost':>6} {'bytes/switch':>13}")
-for t in ('alone', 'kprof', 'perf-sched', 'perf-switch'):
+for t in ('alone', 'kprof', 'kprof-wakers', 'perf-sched', 'perf-switch'):
     m = med[t]
     slow = 100 * (1 - m['per_s'] / alone)
     print(f"{t:12} {m['per_s']:14.0f} {slow:8.1f}% {m['own_cpu_s']:10.3f} {m['recording_cpu_s']:10.3f} {m['lost']:6.0f} {m['bytes_per_switch']:13.1f}")

@@ -124,6 +124,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--off-cpu", a.rec.off_cpu,
                "also record every context switch of the recorded work (and wakeups, as root): "
                "time blocked and waiting to run, per stack, for kprof report/diff --off-cpu");
+  app.add_flag("--wakers", a.rec.off_cpu_wakers,
+               "with --off-cpu -g: also the waking task's kernel stack at every wakeup; the "
+               "wait to run after a wakeup is charged to the woken stack, then [woken by], "
+               "then the waker's (bench/off_cpu.sh measures its cost)");
   app.add_option("--kernel-config", a.kernel_config,
                  "the running kernel's .config, recorded with the machine's other facts (default: "
                  "/proc/config.gz, else /boot/config-RELEASE)");

@@ -53,6 +53,7 @@ struct EventRequest {
   // --off-cpu: also the context-switch and wakeup events of
   // collector/off_cpu_events.h, into the same rings.
   bool off_cpu = false;
+  bool off_cpu_wakers = false;  // and the wakeups' kernel call chains
 };
 
 // Ring data pages per CPU for sampling at `freq` Hz (per CPU), so that a

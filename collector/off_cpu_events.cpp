@@ -92,7 +92,7 @@ int open_each(const perf_event_attr& attr, const std::vector<pid_t>& pids,
 
 OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
                                  const std::vector<int>& cpus,
-                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 const std::optional<WakeupTracepoint>& wakeup, bool waker_stacks,
                                  std::vector<std::string>* notices) {
   OffCpuEvents out;
   const bool system_wide = pids.size() == 1 && pids[0] == -1;
@@ -129,9 +129,14 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   wk.inherit = 0;
   wk.enable_on_exec = 0;
   wk.disabled = base.enable_on_exec ? 0 : 1;  // system-wide: never enabled by the exec
-  // No stacks: a wakeup only says when; unwinding the waker at every wakeup
-  // cost the storm of bench/off_cpu.sh a tenth of its round trips.
-  wk.exclude_callchain_kernel = wk.exclude_callchain_user = 1;
+  // By default no stacks: a wakeup only says when; unwinding the waker
+  // (kernel and user) at every wakeup cost the storm of bench/off_cpu.sh a
+  // tenth of its round trips. --wakers asks for the kernel's part alone.
+  wk.exclude_callchain_user = 1;
+  wk.exclude_callchain_kernel =
+      waker_stacks && (base.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 && base.exclude_kernel == 0
+          ? 0
+          : 1;
   wk.sample_type |= PERF_SAMPLE_RAW;
   err = open_each(wk, {-1}, cpus, SampleKind::Wakeup, out);
   if (err != 0) {
@@ -141,7 +146,9 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
     return out;
   }
   out.wakee_offset = wakeup->pid_offset;
-  out.source += " and wakeups (sched:sched_wakeup)";
+  out.source += wk.exclude_callchain_kernel == 0
+                    ? " and wakeups with the waker's kernel stack (sched:sched_wakeup)"
+                    : " and wakeups (sched:sched_wakeup)";
   return out;
 }
 

@@ -10,7 +10,9 @@
 //   and in: what `perf record -e cs --switch-events` records;
 // - per CPU, system-wide (root or CAP_PERFMON), the sched:sched_wakeup
 //   tracepoint with its raw fields (the woken task's pid), so that a blocked
-//   thread's wait after its wakeup counts as run-queue delay, not blocked.
+//   thread's wait after its wakeup counts as run-queue delay, not blocked;
+//   with `waker_stacks` also its kernel call chain (the waker's: who woke
+//   the thread, and how).
 // Neither needs tracefs but the wakeups' tracepoint id. Where the switch
 // events cannot open, one notice and the recording goes on on-CPU only;
 // where the wakeups cannot, one notice and blocked time includes the wait
@@ -53,7 +55,7 @@ struct OffCpuEvents {
 // "kprof: ") go to *notices. Empty fds: off-CPU could not be recorded.
 OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
                                  const std::vector<int>& cpus,
-                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 const std::optional<WakeupTracepoint>& wakeup, bool waker_stacks,
                                  std::vector<std::string>* notices);
 
 }  // namespace kprof::collector

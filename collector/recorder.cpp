@@ -216,6 +216,13 @@ void Recorder::Impl::setup() {
   req.user_stack = opt.user_stack;
   req.mmap_pages = opt.mmap_pages;
   req.off_cpu = opt.off_cpu;
+  if (opt.off_cpu_wakers && (!opt.off_cpu || !opt.callchains)) {
+    throw Error(
+        "--wakers adds the waker's call chain to the off-CPU stacks: give it with "
+        "--off-cpu and -g",
+        2);
+  }
+  req.off_cpu_wakers = opt.off_cpu_wakers;
   if (!opt.score_from.empty()) {
     if (opt.command.empty()) {
       throw Error("--score-from reads the workload's output: give a command to run", 2);

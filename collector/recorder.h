@@ -83,6 +83,9 @@ struct RecordOptions {
   // where allowed: collector/off_cpu_events.h), for the OffCpu chunk built
   // when recording ends (core/off_cpu_builder.h).
   bool off_cpu = false;
+  // --wakers (with off_cpu and callchains): the waking task's kernel stack at
+  // every wakeup, so a wait after a wakeup names who woke it.
+  bool off_cpu_wakers = false;
 };
 
 class Recorder {

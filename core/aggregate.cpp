@@ -185,6 +185,10 @@ void AddressAggregator::caller_keys(const Sample& s, std::vector<AddressCounts::
   const bool chain_has_leaf = !s.callchain.empty() && s.callchain.front() == s.ip;
   for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
+    if (ip == kStackJoint) {
+      out.push_back({AddressCounts::kNoMapping, Mode::Unknown, kStackJoint});
+      continue;
+    }
     const bool kernel = s.kernel_frames_known ? i < s.kernel_frames : ip >= kKernelHalf;
     const uint64_t site = ip - 1;  // a return address: the call is just before it
     if (kernel) {
@@ -323,6 +327,9 @@ AddressNames::Name AddressNames::operator()(const AddressCounts::Key& key) const
     const size_t k = std::lower_bound(ips.begin(), ips.end(), key.ip) - ips.begin();
     const bool named = k < ips.size() && ips[k] == key.ip && k < names.size() && !names[k].empty();
     return {images_[key.mapping], build_ids_[key.mapping], named ? names[k] : kUnknown};
+  }
+  if (key.mode == Mode::Unknown && key.ip == kStackJoint) {
+    return {kStackJointImage, "", kStackJointFrame};
   }
   if (is_kernel_mode(key.mode)) {
     const auto hit = kernel_.lookup(key.ip);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +34,14 @@
 #include "core/time_slices.h"
 
 namespace kprof {
+
+// A callchain entry that joins two tasks' stacks into one: the entries after
+// it are another task's (the off-CPU builder's waker, after its wakee's
+// stack: core/off_cpu_builder.h), classified by address. Counted as a frame
+// of its own, named kStackJointFrame in image kStackJointImage, mode Unknown.
+inline constexpr uint64_t kStackJoint = ~0ULL;
+inline constexpr std::string_view kStackJointFrame = "[woken by]";
+inline constexpr std::string_view kStackJointImage = "[off-cpu]";
 
 struct Counts {
   uint64_t samples = 0;

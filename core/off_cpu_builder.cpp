@@ -32,13 +32,21 @@ OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_
   return th.exited ? nullptr : &th;
 }
 
-void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time) {
+void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
+                        const Sample* waker) {
   if (ns == 0) return;
   Sample s;
   if (th.has_stack) {
     s = th.stack;
   } else {
     s.mode = Mode::Kernel;  // no stack known: "[unknown]"
+  }
+  if (waker != nullptr) {
+    // Two tasks' frames in one chain: each is told kernel or user by its
+    // address, and the joint stands between them.
+    s.callchain.push_back(kStackJoint);
+    s.callchain.insert(s.callchain.end(), waker->callchain.begin(), waker->callchain.end());
+    s.kernel_frames_known = false;
   }
   s.kind = SampleKind::Cpu;
   s.pid = th.t.pid;
@@ -59,10 +67,11 @@ void OffCpuBuilder::charge(Thread& th, uint64_t end) {
     th.t.blocked_ns += woken - th.since;
     th.t.runq_ns += end - woken;
     add(blocked_, th, woken - th.since, end);
-    add(runq_, th, end - woken, end);
+    add(runq_, th, end - woken, end, th.has_waker && woken < end ? &th.waker : nullptr);
   }
   th.since = end;
   th.has_stack = false;
+  th.has_waker = false;
   th.woken = 0;
 }
 
@@ -81,6 +90,7 @@ void OffCpuBuilder::go_off(Thread& th, uint64_t time, bool preempted) {
   th.since = time;
   th.preempted = preempted;
   th.woken = 0;
+  th.has_waker = false;
   ++th.t.switches;
   ++switches_;
 }
@@ -128,7 +138,11 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       if (it != threads_.end()) {
         ++wakeups_;
         Thread& th = it->second;
-        if (!th.on && !th.exited && !th.preempted && th.woken == 0) th.woken = s.time;
+        if (!th.on && !th.exited && !th.preempted && th.woken == 0) {
+          th.woken = s.time;
+          th.has_waker = !s.callchain.empty();
+          if (th.has_waker) th.waker = s;
+        }
       }
       break;
     }
@@ -272,10 +286,33 @@ bool is_scheduler_frame(const std::string& function) {
   return std::find(kNames.begin(), kNames.end(), base) != kNames.end();
 }
 
+bool is_wakeup_frame(const std::string& function) {
+  static constexpr std::array<std::string_view, 14> kNames = {
+      "try_to_wake_up",
+      "wake_up_process",
+      "wake_up_state",
+      "wake_up_q",
+      "default_wake_function",
+      "autoremove_wake_function",
+      "woken_wake_function",
+      "pollwake",
+      "ep_autoremove_wake_function",
+      "hrtimer_wakeup",
+      "__traceiter_sched_wakeup",
+      "perf_trace_sched_wakeup_template",
+      "trace_event_raw_event_sched_wakeup_template",
+      "perf_trace_buf_submit",
+  };
+  const std::string_view base = std::string_view(function).substr(0, function.find('.'));
+  return base.starts_with("ttwu_") || base.starts_with("__wake_up") ||
+         std::find(kNames.begin(), kNames.end(), base) != kNames.end();
+}
+
 namespace {
 
 // Adds `from`'s stacks, each under an outermost frame `root`, to `into`
-// (whose tables grow as needed), dropping `from`'s leading scheduler frames.
+// (whose tables grow as needed), dropping `from`'s leading scheduler frames
+// and a waker's leading wakeup frames (after the joint).
 void add_stacks(Stacks& into, const Stacks& from, const char* root,
                 std::map<std::pair<uint32_t, std::vector<uint32_t>>, size_t>& index) {
   auto image_id = [&](const Image& image) {
@@ -309,8 +346,17 @@ void add_stacks(Stacks& into, const Stacks& from, const char* root,
       ++first;
     }
     std::vector<uint32_t> frames;
+    bool after_joint = false;
     for (size_t i = first; i < s.frames.size(); ++i) {
-      if (s.frames[i] < frame_map.size()) frames.push_back(frame_map[s.frames[i]]);
+      if (s.frames[i] >= frame_map.size()) continue;
+      const Frame& f = from.frames[s.frames[i]];
+      if (after_joint && i + 1 < s.frames.size() && f.mode == Mode::Kernel &&
+          is_wakeup_frame(f.function)) {
+        continue;
+      }
+      after_joint = f.mode == Mode::Unknown && f.function == kStackJointFrame &&
+                    f.image < from.images.size() && from.images[f.image].name == kStackJointImage;
+      frames.push_back(frame_map[s.frames[i]]);
     }
     frames.push_back(root_id);
     uint32_t process = 0;

@@ -5,14 +5,18 @@
 //    order, CPU samples included) follows each thread: a SwitchOut sample
 //    gives the stack it leaves the CPU in, the PERF_RECORD_SWITCH that
 //    follows says whether it was still runnable (preempted), a Wakeup
-//    sample when it was woken, the switch in ends the interval. Each
+//    sample when it was woken (with, where recorded, the waker's kernel
+//    stack: the wait that follows is charged to the woken thread's stack,
+//    then a kStackJoint frame "[woken by]", then the waker's), the switch
+//    in ends the interval. Each
 //    interval is counted as one sample of its stack, of period = its ns,
 //    in one AddressAggregator for blocked time and one for run-queue time,
 //    which replay the side-band records as the CPU samples' aggregator
 //    does, so user frames are named from the mappings of their time.
 // 2. off_cpu_from_stacks() turns the two symbolized Stacks (symbolize_counts)
 //    into the OffCpu model: the scheduler's own frames stripped from each
-//    stack's leaf end, an outermost "[blocked]" / "[run queue]" frame, and
+//    stack's leaf end and the wakeup's own frames from the waker's, an
+//    outermost "[blocked]" / "[run queue]" frame, and
 //    samples in ticks of the recording's sampling period.
 // A thread first seen leaving a CPU was on one since the first record of the
 // recorded tasks (wakeups, seen system-wide, do not count); one
@@ -66,13 +70,16 @@ class OffCpuBuilder : public RecordSink {
     uint64_t woken = 0;      // when the current blocked interval's wakeup came; 0: none yet
     bool has_stack = false;  // `stack` is the current (or next) off interval's
     Sample stack;
+    bool has_waker = false;  // `waker`: the current blocked interval's wakeup, with its chain
+    Sample waker;
   };
   Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
   void seen(uint64_t time);
   void go_off(Thread& th, uint64_t time, bool preempted);
   void go_on(Thread& th, uint64_t time);
   void charge(Thread& th, uint64_t end);
-  void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time);
+  void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
+           const Sample* waker = nullptr);
 
   uint32_t leave_out_ = 0;
   bool switches_seen_ = false;
@@ -91,6 +98,10 @@ uint64_t off_cpu_tick_ns(const EventInfo& event);
 // Whether a kernel function is the scheduler's own (schedule, __schedule,
 // preempt_schedule*, schedule_timeout, ...): stripped from off-CPU stacks.
 bool is_scheduler_frame(const std::string& function);
+// Whether a kernel function is the wakeup's own (try_to_wake_up, ttwu_*,
+// __wake_up_common, the sched_wakeup tracepoint's, ...): stripped from the
+// leaf end of a waker's stack.
+bool is_wakeup_frame(const std::string& function);
 
 // The OffCpu model from the symbolized blocked and run-queue stacks.
 OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCounts counts,

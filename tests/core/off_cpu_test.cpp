@@ -5,8 +5,13 @@
 // the chunk round-trips and fails clearly on damage.
 #include "core/off_cpu.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
+#include "core/aggregate.h"
 #include "core/error.h"
 #include "core/off_cpu_builder.h"
 
@@ -194,6 +199,79 @@ TEST(OffCpuModel, StacksLoseTheSchedulerAndGainTheirStateInTicks) {
   EXPECT_TRUE(is_scheduler_frame("__cond_resched.cold"));
   EXPECT_FALSE(is_scheduler_frame("rt_mutex_slowlock"));
   EXPECT_FALSE(is_scheduler_frame("do_nanosleep"));
+}
+
+// --wakers: the wait to run after a wakeup is charged to the woken thread's
+// stack, the joint "[woken by]" and the waker's kernel stack, less the
+// wakeup's own frames; the blocked part before it, and a wakeup without a
+// chain, stay as they were.
+TEST(OffCpuModel, TheWaitAfterAWakeupNamesTheWaker) {
+  const KernelSymbols kernel = KernelSymbols::parse(
+      "ffffffff81000000 T schedule\n"
+      "ffffffff81000100 T pipe_read\n"
+      "ffffffff81000200 T ksys_read\n"
+      "ffffffff81000300 T try_to_wake_up\n"
+      "ffffffff81000400 T __wake_up_common\n"
+      "ffffffff81000500 T pipe_write\n"
+      "ffffffff81000600 T ksys_write\n"
+      "ffffffff81000700 T hrtimer_wakeup\n"
+      "ffffffff81000800 T hrtimer_interrupt\n"
+      "ffffffff81000900 T etext\n",
+      "");
+  Sample blocked_in = stack_at(kPid, 1400, 0xffffffff81000010);  // in schedule
+  blocked_in.callchain = {0xffffffff81000010, 0xffffffff81000110, 0xffffffff81000210};
+  blocked_in.kernel_frames = 3;
+  Sample woken_by = wakeup(kPid, 1700);  // a writer's pipe_write woke it
+  woken_by.pid = woken_by.tid = 7;
+  woken_by.mode = Mode::Kernel;
+  woken_by.ip = 0xffffffff81000310;
+  woken_by.callchain = {0xffffffff81000310, 0xffffffff81000410, 0xffffffff81000510,
+                        0xffffffff81000610};
+  woken_by.kernel_frames = 4;
+
+  OffCpuBuilder b;
+  b.on_comm(Comm{1000, kPid, kPid, true, "prog"});
+  b.on_sample(blocked_in);
+  b.on_switch(out(kPid, 1400));  // blocked 300 ...
+  b.on_sample(woken_by);
+  b.on_switch(in(kPid, 1750));  // ... then 50 waiting to run after pipe_write's wakeup
+  blocked_in.time = 1800;
+  b.on_sample(blocked_in);
+  b.on_switch(out(kPid, 1800));  // blocked 100, woken by a timer (no chain) ...
+  b.on_sample(wakeup(kPid, 1900));
+  b.on_switch(in(kPid, 1930));  // ... then 30 waiting
+  b.on_exit(Fork{2000, kPid, 1, kPid, 1});
+  OffCpuCounts c = std::move(b).finish();
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.blocked_ns, 400u);
+  EXPECT_EQ(t.runq_ns, 80u);
+  EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+
+  NullUserResolver user;
+  const Stacks blocked = *symbolize_counts(c.blocked, kernel, user).stacks;
+  const Stacks runq = *symbolize_counts(c.runq, kernel, user).stacks;
+  const OffCpu o = off_cpu_from_stacks(blocked, runq, std::move(c), 1, true);
+  auto names = [&](const Stack& st) {
+    std::vector<std::string> n;
+    for (uint32_t f : st.frames) n.push_back(o.stacks.frames[f].function);
+    return n;
+  };
+  std::map<std::vector<std::string>, uint64_t> ns;
+  for (const Stack& st : o.stacks.stacks) ns[names(st)] += st.period;
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ns[(V{"pipe_read", "ksys_read", kBlockedFrame})], 400u);
+  EXPECT_EQ(
+      ns[(V{"pipe_read", "ksys_read", "[woken by]", "pipe_write", "ksys_write", kRunQueueFrame})],
+      50u)
+      << "the waker's stack, less try_to_wake_up and __wake_up_common";
+  EXPECT_EQ(ns[(V{"pipe_read", "ksys_read", kRunQueueFrame})], 30u) << "no chain: no waker";
+  EXPECT_EQ(ns.size(), 3u);
+  for (const Frame& f : o.stacks.frames) {
+    if (f.function == "[woken by]") EXPECT_EQ(o.stacks.images[f.image].name, kOffCpuImage);
+  }
+  EXPECT_TRUE(is_wakeup_frame("ttwu_do_activate.constprop.0"));
+  EXPECT_TRUE(is_wakeup_frame("__wake_up_sync_key"));
+  EXPECT_FALSE(is_wakeup_frame("pipe_write"));
 }
 
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {

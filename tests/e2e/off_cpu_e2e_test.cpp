@@ -22,11 +22,13 @@
 // of the sampling period (1 ms at -F 999): half a tick per stack at most.
 #include <time.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "core/off_cpu_builder.h"
 #include "core/profile.h"
 #include "perfabi/load.h"
 #include "tests/e2e/e2e_helpers.h"
@@ -162,8 +164,61 @@ TEST(OffCpuE2E, KnownSplitOfWallTimeAndItsStacks) {
       run({kprof_binary(), "export", "--off-cpu", "-f", "folded", out}, dir.path(), 60);
   ASSERT_EQ(folded.exit_code, 0) << folded.describe();
   EXPECT_NE(folded.out.find(";[blocked];"), std::string::npos) << folded.out;
+  EXPECT_EQ(folded.out.find("[woken by]"), std::string::npos) << "no waker without --wakers";
   const RunResult info = run({kprof_binary(), "info", out}, dir.path(), 60);
   EXPECT_NE(info.out.find("switches of 2 threads"), std::string::npos) << info.out;
+}
+
+// --wakers: the filler thread, after each pipe write that wakes the main
+// thread, keeps their one CPU for 5 ms (SCHED_FIFO), so each round the main
+// thread waits 5 ms on the run queue, woken by the filler's pipe write:
+// that wait is charged to the main thread's read, "[woken by]", and the
+// write's kernel stack (the wakeup's own frames stripped).
+TEST(OffCpuE2E, WakersNameWhoEndedTheWait) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string out = dir.file("wakers.kprof");
+  const RunResult r = run({kprof_binary(), "record", "-g", "--off-cpu", "--wakers", "-F", "999",
+                           "-o", out, "--", program("kprof_prog_offcpu"), "0.5", "0.005"},
+                          dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.off_cpu.has_value()) << r.describe();
+  const OffCpu& o = *p.off_cpu;
+  if (o.source.find("waker's kernel stack") == std::string::npos) {
+    GTEST_SKIP() << "no wakeup events here (" << o.source << "): " << r.err;
+  }
+  if (r.out.find("fifo=1") == std::string::npos) {
+    GTEST_SKIP() << "SCHED_FIFO refused: the waits after a wakeup are not made long";
+  }
+  const auto fn = [&](uint32_t f) { return o.stacks.frames[f].function; };
+  uint64_t woken_by_write = 0, with_waker = 0;
+  for (const Stack& s : o.stacks.stacks) {
+    const auto joint = std::find_if(s.frames.begin(), s.frames.end(),
+                                    [&](uint32_t f) { return fn(f) == "[woken by]"; });
+    if (joint == s.frames.end()) continue;
+    with_waker += s.period;
+    EXPECT_EQ(fn(s.frames.back()), kRunQueueFrame) << "a waker only for the wait to run";
+    ASSERT_NE(joint + 1, s.frames.end());
+    EXPECT_FALSE(is_wakeup_frame(fn(*(joint + 1))))
+        << fn(*(joint + 1)) << ": the wakeup's own frames are stripped";
+    EXPECT_EQ(o.stacks.images[o.stacks.frames[*joint].image].name, kOffCpuImage);
+    bool reads = false, writes = false;
+    for (auto f = s.frames.begin(); f != joint; ++f)
+      reads |= fn(*f).find("pipe_read") != std::string::npos;
+    for (auto f = joint + 1; f != s.frames.end(); ++f) {
+      writes |= fn(*f).find("pipe_write") != std::string::npos;
+    }
+    if (reads && writes) woken_by_write += s.period;
+  }
+  // 5 rounds of 5 ms: the program's clock and the scheduler's differ by the
+  // switch's own microseconds.
+  EXPECT_GE(woken_by_write, 20'000'000u) << "the main thread's waits after the filler's write";
+  EXPECT_LE(with_waker, o.runq_ns());
+  const RunResult children =
+      run({kprof_binary(), "report", "--off-cpu", "--children", "--no-pager", out}, dir.path(), 60);
+  ASSERT_EQ(children.exit_code, 0) << children.describe();
+  EXPECT_NE(children.out.find("[woken by]"), std::string::npos) << children.out;
 }
 
 TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
@@ -201,6 +256,13 @@ TEST(OffCpuE2E, BadInputIsOneLine) {
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
   EXPECT_NE(r.err.find("-F"), std::string::npos) << r.err;
+  // A waker's stack is a call chain.
+  r = run(
+      {kprof_binary(), "record", "--off-cpu", "--wakers", "-o", dir.file("w.kprof"), "--", "true"},
+      dir.path(), 60);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
   // A process that is gone.
   r = run({kprof_binary(), "record", "--off-cpu", "-p", "999999999", "-o", dir.file("y.kprof")},
           dir.path(), 60);

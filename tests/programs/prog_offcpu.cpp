@@ -7,7 +7,15 @@
 //   offcpu compute_ms=X sleep_ms=Y pipe_ms=Z wall_ms=W main_tid=T start_ns=S end_ns=E
 // S and E are CLOCK_MONOTONIC (the clock kprof's records carry) when the
 // timed loop began and after the second thread was joined.
+//
+// With a second argument HOLD (seconds), the two threads share one CPU and
+// the filler, after each write, keeps that CPU for HOLD (hold_cpu) as
+// SCHED_FIFO where allowed: the main thread, woken by the write, waits on
+// the run queue for HOLD each round, woken by the filler's pipe write
+// (kprof record --off-cpu --wakers). It then also prints
+//   offcpu_hold fifo=1|0
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,24 +58,49 @@ void wait_for_pipe() {
   if (write(go_pipe[1], &c, 1) != 1 || read(done_pipe[0], &c, 1) != 1) _exit(3);
 }
 
+void hold_cpu(double seconds) {
+  const double end = kprof_prog_now() + seconds;
+  while (kprof_prog_now() < end) {
+  }
+}
+
+struct FillerArgs {
+  double fill = 0.020, hold = 0;
+  int fifo = 0;  // set by the filler: 1 when it runs SCHED_FIFO
+};
+
 void* filler(void* arg) {
-  const double seconds = *static_cast<double*>(arg);
+  auto* a = static_cast<FillerArgs*>(arg);
+  if (a->hold > 0) {
+    sched_param param{};
+    param.sched_priority = 1;
+    a->fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0 ? 1 : 0;
+  }
   char c;
   while (read(go_pipe[0], &c, 1) == 1) {
     if (c == 0) break;
-    sleep_part(seconds);
+    sleep_part(a->fill);
     if (write(done_pipe[1], &c, 1) != 1) _exit(3);
+    if (a->hold > 0) hold_cpu(a->hold);
   }
   return nullptr;
 }
 }
 
 int main(int argc, char** argv) {
-  const double total = kprof_prog_arg_seconds(argc, argv, 1, 1.0, "usage: prog_offcpu [SECONDS]");
+  const char* usage = "usage: prog_offcpu [SECONDS [HOLD]]";
+  const double total = kprof_prog_arg_seconds(argc, argv, 1, 1.0, usage);
+  FillerArgs args;
+  if (argc > 2) {
+    args.hold = kprof_prog_arg_seconds(argc, argv, 2, 0, usage);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return 3;  // the thread inherits it
+  }
   if (pipe(go_pipe) != 0 || pipe(done_pipe) != 0) return 3;
-  double fill = 0.020;
   pthread_t t;
-  if (pthread_create(&t, nullptr, filler, &fill) != 0) return 3;
+  if (pthread_create(&t, nullptr, filler, &args) != 0) return 3;
   const double start = kprof_prog_now();
   const unsigned long long start_ns = monotonic_ns();
   double compute_s = 0, sleep_s = 0, pipe_s = 0;
@@ -94,5 +127,6 @@ int main(int argc, char** argv) {
       "end_ns=%llu\n",
       compute_s * 1e3, sleep_s * 1e3, pipe_s * 1e3, wall * 1e3,
       static_cast<long>(syscall(SYS_gettid)), start_ns, end_ns);
+  if (args.hold > 0) std::printf("offcpu_hold fifo=%d\n", args.fifo);
   return 0;
 }
