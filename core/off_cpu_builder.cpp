@@ -287,7 +287,7 @@ bool is_scheduler_frame(const std::string& function) {
 }
 
 bool is_wakeup_frame(const std::string& function) {
-  static constexpr std::array<std::string_view, 14> kNames = {
+  static constexpr std::array<std::string_view, 13> kNames = {
       "try_to_wake_up",
       "wake_up_process",
       "wake_up_state",
@@ -297,7 +297,6 @@ bool is_wakeup_frame(const std::string& function) {
       "woken_wake_function",
       "pollwake",
       "ep_autoremove_wake_function",
-      "hrtimer_wakeup",
       "__traceiter_sched_wakeup",
       "perf_trace_sched_wakeup_template",
       "trace_event_raw_event_sched_wakeup_template",

@@ -100,7 +100,8 @@ uint64_t off_cpu_tick_ns(const EventInfo& event);
 bool is_scheduler_frame(const std::string& function);
 // Whether a kernel function is the wakeup's own (try_to_wake_up, ttwu_*,
 // __wake_up_common, the sched_wakeup tracepoint's, ...): stripped from the
-// leaf end of a waker's stack.
+// leaf end of a waker's stack. hrtimer_wakeup is kept: it says a timer
+// woke the thread.
 bool is_wakeup_frame(const std::string& function);
 
 // The OffCpu model from the symbolized blocked and run-queue stacks.

@@ -272,6 +272,7 @@ TEST(OffCpuModel, TheWaitAfterAWakeupNamesTheWaker) {
   EXPECT_TRUE(is_wakeup_frame("ttwu_do_activate.constprop.0"));
   EXPECT_TRUE(is_wakeup_frame("__wake_up_sync_key"));
   EXPECT_FALSE(is_wakeup_frame("pipe_write"));
+  EXPECT_FALSE(is_wakeup_frame("hrtimer_wakeup")) << "a timer woke it: worth keeping";
 }
 
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {
