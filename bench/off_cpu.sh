@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 26: the cost of recording off-CPU time in a context-switch storm
 # (bench/pingpong.c: two threads ping-ponging a byte over pipes, pinned to
-# one CPU), against
-# kprof with --wakers (the waker's kernel stack at every wakeup), and
+# one CPU) by kprof record --off-cpu (with -g; without -g, kernel stacks
+# only; with -g --wakers, the waker's kernel stack at every wakeup) against
 # perf's two ways of recording the same: `perf sched record` (system-wide
 # sched tracepoints) and `perf record -e sched:sched_switch -g`.
 #
@@ -42,6 +42,8 @@ run_one() {  # TOOL RUN
     alone) timed "$out.time" "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof) timed "$out.time" "$KPROF" record -g --off-cpu -F "$FREQ" -o "$out.data" -- \
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
+    kprof-kernel) timed "$out.time" "$KPROF" record --off-cpu -F "$FREQ" -o "$out.data" -- \
+             "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof-wakers) timed "$out.time" "$KPROF" record -g --off-cpu --wakers -F "$FREQ" \
              -o "$out.data" -- "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-sched) timed "$out.time" perf sched record -o "$out.data" -- \
@@ -73,7 +75,7 @@ run_one() {  # TOOL RUN
 {
   echo "# off-CPU recording in a context-switch storm: pingpong $SECS s, $RUNS runs each, interleaved"
   for r in $(seq "$RUNS"); do
-    for tool in alone kprof kprof-wakers perf-sched perf-switch; do run_one "$tool" "$r"; done
+    for tool in alone kprof kprof-kernel kprof-wakers perf-sched perf-switch; do run_one "$tool" "$r"; done
   done
 } | tee "$W/runs.txt"
 
@@ -89,15 +91,17 @@ for line in open(sys.argv[1]):
 med = {t: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for t, rs in rows.items()}
 alone = med['alone']['per_s']
 print(f"{'tool':12} {'round trips/s':>14} {'slowdown':>9} {'own CPU s':>10} {'recording':>10} {'lost':>6} {'bytes/switch':>13}")
-for t in ('alone', 'kprof', 'kprof-wakers', 'perf-sched', 'perf-switch'):
+for t in ('alone', 'kprof', 'kprof-kernel', 'kprof-wakers', 'perf-sched', 'perf-switch'):
     m = med[t]
     slow = 100 * (1 - m['per_s'] / alone)
     print(f"{t:12} {m['per_s']:14.0f} {slow:8.1f}% {m['own_cpu_s']:10.3f} {m['recording_cpu_s']:10.3f} {m['lost']:6.0f} {m['bytes_per_switch']:13.1f}")
-k = med['kprof']
-for t in ('perf-sched', 'perf-switch'):
-    p = med[t]
-    print(f"kprof / {t}: own CPU {k['own_cpu_s'] / p['own_cpu_s']:.2f}x (while recording "
-          f"{k['recording_cpu_s'] / p['recording_cpu_s']:.2f}x), bytes per switch "
-          f"{k['bytes_per_switch'] / p['bytes_per_switch']:.2f}x" if p['own_cpu_s'] > 0 and p['bytes_per_switch'] > 0 else f"kprof / {t}: n/a")
+for kt in ('kprof', 'kprof-kernel'):
+    k = med[kt]
+    for t in ('perf-sched', 'perf-switch'):
+        p = med[t]
+        print(f"{kt} / {t}: slowdown {100 * (1 - k['per_s'] / alone):.1f}% against "
+              f"{100 * (1 - p['per_s'] / alone):.1f}%, own CPU {k['own_cpu_s'] / p['own_cpu_s']:.2f}x "
+              f"(while recording {k['recording_cpu_s'] / p['recording_cpu_s']:.2f}x), bytes per switch "
+              f"{k['bytes_per_switch'] / p['bytes_per_switch']:.2f}x" if p['own_cpu_s'] > 0 and p['bytes_per_switch'] > 0 else f"{kt} / {t}: n/a")
 PY
 echo "results: $RESULT"

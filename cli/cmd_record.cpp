@@ -123,7 +123,8 @@ void add_options(CLI::App& app, Args& a) {
       ->delimiter(',');
   app.add_flag("--off-cpu", a.rec.off_cpu,
                "also record every context switch of the recorded work (and wakeups, as root): "
-               "time blocked and waiting to run, per stack, for kprof report/diff --off-cpu");
+               "time blocked and waiting to run, per stack (kernel frames; with -g user "
+               "frames too), for kprof report/diff --off-cpu");
   app.add_flag("--wakers", a.rec.off_cpu_wakers,
                "with --off-cpu -g: also the waking task's kernel stack at every wakeup; the "
                "wait to run after a wakeup is charged to the woken stack, then [woken by], "

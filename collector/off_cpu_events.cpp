@@ -92,14 +92,15 @@ int open_each(const perf_event_attr& attr, const std::vector<pid_t>& pids,
 
 OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
                                  const std::vector<int>& cpus,
-                                 const std::optional<WakeupTracepoint>& wakeup, bool waker_stacks,
-                                 std::vector<std::string>* notices) {
+                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 const OffCpuOptions& options, std::vector<std::string>* notices) {
   OffCpuEvents out;
   const bool system_wide = pids.size() == 1 && pids[0] == -1;
   perf_event_attr cs = off_cpu_attr(base);
   cs.type = PERF_TYPE_SOFTWARE;
   cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   cs.context_switch = 1;
+  cs.exclude_callchain_user = options.user_stacks ? 0 : 1;
   int err = open_each(cs, pids, cpus, SampleKind::SwitchOut, out);
   if (err != 0) {
     notices->push_back(std::string("no off-CPU time: cannot open the context-switch events (") +
@@ -112,6 +113,7 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   }
   out.source =
       system_wide ? "context switches on every CPU" : "context switches of the recorded tasks";
+  if (!options.user_stacks) out.source += " (kernel stacks only: no -g)";
   if (base.exclude_kernel) {
     // A switch happens in the kernel: with kernel samples refused, its
     // sample (the stack) is never written, only the times.
@@ -133,10 +135,11 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   // (kernel and user) at every wakeup cost the storm of bench/off_cpu.sh a
   // tenth of its round trips. --wakers asks for the kernel's part alone.
   wk.exclude_callchain_user = 1;
-  wk.exclude_callchain_kernel =
-      waker_stacks && (base.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 && base.exclude_kernel == 0
-          ? 0
-          : 1;
+  wk.exclude_callchain_kernel = options.waker_stacks &&
+                                        (base.sample_type & PERF_SAMPLE_CALLCHAIN) != 0 &&
+                                        base.exclude_kernel == 0
+                                    ? 0
+                                    : 1;
   wk.sample_type |= PERF_SAMPLE_RAW;
   err = open_each(wk, {-1}, cpus, SampleKind::Wakeup, out);
   if (err != 0) {

@@ -4,14 +4,14 @@
 // SampleLayout::kinds):
 // - per (task, CPU) as the sampling event (inherited by children, enabled at
 //   the workload's exec), the software event context-switches sampled at
-//   every switch with its call chain (kernel and user: the stack the thread
-//   leaves the CPU in), and attr.context_switch, which adds a
+//   every switch with its call chain (the stack the thread leaves the CPU
+//   in: kernel, and with -g user), and attr.context_switch, which adds a
 //   PERF_RECORD_SWITCH at every switch out (flagged when still runnable)
 //   and in: what `perf record -e cs --switch-events` records;
 // - per CPU, system-wide (root or CAP_PERFMON), the sched:sched_wakeup
 //   tracepoint with its raw fields (the woken task's pid), so that a blocked
 //   thread's wait after its wakeup counts as run-queue delay, not blocked;
-//   with `waker_stacks` also its kernel call chain (the waker's: who woke
+//   with OffCpuOptions::waker_stacks also its kernel call chain (the waker's: who woke
 //   the thread, and how).
 // Neither needs tracefs but the wakeups' tracepoint id. Where the switch
 // events cannot open, one notice and the recording goes on on-CPU only;
@@ -42,6 +42,15 @@ struct WakeupTracepoint {
 };
 std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why);
 
+// What the events take beside the times: the stack a thread leaves the CPU
+// in (kernel frames always; user frames with -g, `user_stacks`: walking the
+// user stack at every switch is the dearer half, bench/off_cpu.sh), and with
+// `waker_stacks` (--wakers) each wakeup's kernel call chain.
+struct OffCpuOptions {
+  bool user_stacks = true;
+  bool waker_stacks = false;
+};
+
 struct OffCpuEvents {
   std::vector<Fd> fds;
   std::vector<size_t> ring;  // per fd, the index of the CPU (into `cpus`) whose ring it writes to
@@ -55,7 +64,7 @@ struct OffCpuEvents {
 // "kprof: ") go to *notices. Empty fds: off-CPU could not be recorded.
 OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<pid_t>& pids,
                                  const std::vector<int>& cpus,
-                                 const std::optional<WakeupTracepoint>& wakeup, bool waker_stacks,
-                                 std::vector<std::string>* notices);
+                                 const std::optional<WakeupTracepoint>& wakeup,
+                                 const OffCpuOptions& options, std::vector<std::string>* notices);
 
 }  // namespace kprof::collector

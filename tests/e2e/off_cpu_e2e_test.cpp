@@ -221,6 +221,32 @@ TEST(OffCpuE2E, WakersNameWhoEndedTheWait) {
   EXPECT_NE(children.out.find("[woken by]"), std::string::npos) << children.out;
 }
 
+// Without -g the switches take the kernel's stack alone (the user stack
+// walk is the dearer half of a stack at every switch, bench/off_cpu.sh):
+// where the threads blocked is still named, and no user frame is there.
+TEST(OffCpuE2E, WithoutCallGraphsTheStacksAreTheKernels) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string out = dir.file("kernel.kprof");
+  const RunResult r = run(
+      {kprof_binary(), "record", "--off-cpu", "-o", out, "--", program("kprof_prog_offcpu"), "0.3"},
+      dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.off_cpu.has_value()) << r.describe();
+  const OffCpu& o = *p.off_cpu;
+  EXPECT_NE(o.source.find("kernel stacks only"), std::string::npos) << o.source;
+  bool slept = false, piped = false;
+  for (const Frame& f : o.stacks.frames) {
+    EXPECT_NE(f.mode, Mode::User) << f.function << ": a user frame without -g";
+    slept |= f.function == "do_nanosleep";
+    piped |= f.function.find("pipe_read") != std::string::npos;
+  }
+  EXPECT_TRUE(slept && piped) << "the kernel stacks name where the threads blocked";
+  for (const OffCpuThread& t : o.threads)
+    EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+}
+
 TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
   KPROF_REQUIRE_SAMPLING();
   TempDir dir;

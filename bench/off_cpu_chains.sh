@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 26: what a stack at every context switch costs, by part, on
+# bench/off_cpu.sh's storm (bench/pingpong.c pinned to one CPU): perf
+# recording the context-switches event at every switch (-e cs -c 1) with no
+# call chain, the kernel's only (--kernel-callchains), the user's only
+# (--user-callchains) and both (-g). Why `kprof record --off-cpu` takes
+# kernel stacks only unless -g asks for the user's too.
+#
+#   bench/off_cpu_chains.sh [RUNS=5] [SECONDS=3]
+#
+# Per variant, RUNS runs interleaved; prints the median round trips per
+# second and the slowdown against the workload alone.
+source "$(dirname "$0")/lib.sh"
+set -euo pipefail
+RUNS=${1:-5}
+SECS=${2:-3}
+need perf cc python3
+results_dir off-cpu-chains
+cc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pingpong" "$BENCH_DIR/pingpong.c"
+PP=(taskset -c 0 "$W/pingpong")
+CS=(perf record -q -e cs -c 1 -o "$W/cs.data")
+
+{
+  echo "# perf record -e cs -c 1 on pingpong $SECS s, $RUNS runs each, interleaved"
+  for r in $(seq "$RUNS"); do
+    for v in alone none kernel user both; do
+      case $v in
+        alone) "${PP[@]}" "$SECS" >"$W/out.txt" ;;
+        none) "${CS[@]}" -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
+        kernel) "${CS[@]}" -g --kernel-callchains -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
+        user) "${CS[@]}" -g --user-callchains -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
+        both) "${CS[@]}" -g -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
+      esac
+      echo "$v $(sed -n 's/.*per_s=\([0-9.]*\).*/\1/p' "$W/out.txt")"
+    done
+  done
+} | tee "$W/runs.txt"
+
+python3 - "$W/runs.txt" <<'PY' | tee "$RESULT"
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    if line.startswith('#'):
+        print(line.rstrip()); continue
+    v, per = line.split()
+    runs.setdefault(v, []).append(float(per))
+alone = statistics.median(runs['alone'])
+print(f"{'call chain':10} {'round trips/s':>14} {'slowdown':>9}")
+for v in ('alone', 'none', 'kernel', 'user', 'both'):
+    m = statistics.median(runs[v])
+    print(f"{v:10} {m:14.0f} {100 * (1 - m / alone):8.1f}%")
+PY
+echo "results: $RESULT"
