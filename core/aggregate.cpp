@@ -185,7 +185,7 @@ void AddressAggregator::caller_keys(const Sample& s, std::vector<AddressCounts::
   const bool chain_has_leaf = !s.callchain.empty() && s.callchain.front() == s.ip;
   for (size_t i = chain_has_leaf ? 1 : 0; i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
-    if (ip == kStackJoint) {
+    if (!s.kernel_frames_known && ip == kStackJoint) {  // joined chains are told by address
       out.push_back({AddressCounts::kNoMapping, Mode::Unknown, kStackJoint});
       continue;
     }

@@ -37,7 +37,8 @@ namespace kprof {
 
 // A callchain entry that joins two tasks' stacks into one: the entries after
 // it are another task's (the off-CPU builder's waker, after its wakee's
-// stack: core/off_cpu_builder.h), classified by address. Counted as a frame
+// stack: core/off_cpu_builder.h), in a chain classified by address
+// (kernel_frames_known = false; only there is it looked for). Counted as a frame
 // of its own, named kStackJointFrame in image kStackJointImage, mode Unknown.
 inline constexpr uint64_t kStackJoint = ~0ULL;
 inline constexpr std::string_view kStackJointFrame = "[woken by]";
