@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <map>
@@ -164,7 +165,17 @@ TEST_F(E2E, SyscallsLandInNamedKernelFunctions) {
   auto kernel = by_function(h, Mode::Kernel);
   uint64_t all = h.total_samples(), in_kernel = sum(kernel);
   ASSERT_GT(all, 150u) << dump(h);
-  EXPECT_GE(in_kernel * 2, all) << "kernel " << in_kernel << " of " << all << "\n" << dump(h);
+  // The loop spends about half its time in the kernel; how much varies by
+  // machine, so the kernel share is held to the workload's own system-time
+  // share (rusage, kept in the profile), less 15 points for sampling and
+  // accounting error, and to at least a quarter of all samples.
+  ASSERT_TRUE(p.summary.has_value());
+  const double cpu_s = p.summary->user_s + p.summary->sys_s;
+  const double sys_share = cpu_s > 0 ? p.summary->sys_s / cpu_s : 0;
+  const double kernel_share = static_cast<double>(in_kernel) / static_cast<double>(all);
+  EXPECT_GE(kernel_share, std::max(0.25, sys_share - 0.15))
+      << "kernel " << in_kernel << " of " << all << ", rusage sys share " << sys_share << "\n"
+      << dump(h);
   uint64_t named = in_kernel - kernel["[unknown]"] - kernel[""];
   EXPECT_GE(named * 10, in_kernel * 9) << dump(h);
   // The syscall path, or where it turns interrupts back on: cpu-clock
