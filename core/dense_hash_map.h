@@ -84,9 +84,9 @@ template <class V>
 class ById {
  public:
   V& operator[](uint32_t id) {
-    if (id >= kDirect) return other_[id];
-    if (id >= direct_.size()) direct_.resize(id + 1);
-    return direct_[id];
+    if (id < direct_.size()) [[likely]]
+      return direct_[id];
+    return grow(id);
   }
   // f(id, value) for every id touched (and the small ones below it).
   template <class F>
@@ -96,6 +96,11 @@ class ById {
   }
 
  private:
+  [[gnu::noinline]] V& grow(uint32_t id) {
+    if (id >= kDirect) return other_[id];
+    direct_.resize(id + 1);
+    return direct_[id];
+  }
   static constexpr uint32_t kDirect = 4096;
   std::vector<V> direct_;
   DenseHashMap<uint32_t, V, IdHash> other_;

@@ -165,10 +165,18 @@ std::vector<uint8_t> RecordEncoder::take() {
 
 namespace {
 
-uint32_t u32_field(ByteReader& r, std::string_view field) {
+// Out of the decode loop: a field that does not fit, or a byte that names
+// nothing ("unknown sample mode 9"). Kept apart so the small readers below
+// inline into the loop.
+[[noreturn, gnu::cold, gnu::noinline]] void fail_value(const ByteReader& r, std::string_view what,
+                                                       uint64_t v, std::string_view after = "") {
+  r.fail(std::string(what) + " " + std::to_string(v) + std::string(after));
+}
+
+inline uint32_t u32_field(ByteReader& r, std::string_view field) {
   const uint64_t v = r.varint();
-  if (v > UINT32_MAX)
-    r.fail(std::string(field) + " " + std::to_string(v) + " does not fit 32 bits");
+  if (v > UINT32_MAX) [[unlikely]]
+    fail_value(r, field, v, " does not fit 32 bits");
   return static_cast<uint32_t>(v);
 }
 
@@ -198,17 +206,17 @@ struct DecodeState {
   std::vector<Chain> chains;  // SampleChain's stored chains, in order
 };
 
-Mode read_mode(ByteReader& r) {
+inline Mode read_mode(ByteReader& r) {
   const uint8_t mode = r.u8();
-  if (mode > static_cast<uint8_t>(Mode::Unknown)) {
-    r.fail("unknown sample mode " + std::to_string(mode));
-  }
+  if (mode > static_cast<uint8_t>(Mode::Unknown)) [[unlikely]]
+    fail_value(r, "unknown sample mode", mode);
   return static_cast<Mode>(mode);
 }
 
-uint32_t tid_of(ByteReader& r, uint32_t pid) {
+inline uint32_t tid_of(ByteReader& r, uint32_t pid) {
   const uint64_t tid = pid + static_cast<uint64_t>(r.svarint());
-  if (tid > UINT32_MAX) r.fail("tid " + std::to_string(tid) + " does not fit 32 bits");
+  if (tid > UINT32_MAX) [[unlikely]]
+    fail_value(r, "tid", tid, " does not fit 32 bits");
   return static_cast<uint32_t>(tid);
 }
 
@@ -334,12 +342,12 @@ void read_other(RecordKind kind, ByteReader& r, uint64_t time, RecordSink& sink)
 }
 
 // The row layout predates the event samples: `last` is SampleChain there.
-RecordKind read_kind(ByteReader& r, RecordKind last = RecordKind::EventSampleChain) {
-  const size_t at = r.offset();
+inline RecordKind read_kind(ByteReader& r, RecordKind last = RecordKind::EventSampleChain) {
   const uint8_t kind = r.u8();
-  if (kind < static_cast<uint8_t>(RecordKind::Sample) || kind > static_cast<uint8_t>(last)) {
-    r.fail("unknown record kind " + std::to_string(kind) + " (record at offset " +
-           std::to_string(at) + ")");
+  if (kind < static_cast<uint8_t>(RecordKind::Sample) || kind > static_cast<uint8_t>(last))
+      [[unlikely]] {
+    fail_value(r, "unknown record kind", kind,
+               " (record at offset " + std::to_string(r.offset() - 1) + ")");
   }
   return static_cast<RecordKind>(kind);
 }
