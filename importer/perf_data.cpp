@@ -6,10 +6,16 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "core/error.h"
 
@@ -160,6 +166,7 @@ PerfDataReader::PerfDataReader(std::span<const uint8_t> bytes, std::string name)
                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
                      event_by_id_.end());
   name_events();
+  for (const PerfEvent& e : header_.events) layouts_.push_back(e.layout());
 }
 
 void PerfDataReader::fail(const std::string& what) const {
@@ -315,13 +322,65 @@ size_t PerfDataReader::event_of(std::span<const uint8_t> rec) const {
   // synthesized, which goes to the first event.
   const PerfEvent& first = events[0];
   if (u32_at(rec, 0) != PERF_RECORD_SAMPLE && !first.sample_id_all) return 0;
-  const std::optional<uint64_t> id = perfabi::record_event_id(rec, first.layout());
+  const std::optional<uint64_t> id = perfabi::record_event_id(rec, layouts_[0]);
   if (!id) return SIZE_MAX;
   if (*id == 0) return 0;
   auto it = std::lower_bound(event_by_id_.begin(), event_by_id_.end(), *id,
                              [](const auto& e, uint64_t v) { return e.first < v; });
   return it != event_by_id_.end() && it->first == *id ? it->second : SIZE_MAX;
 }
+
+namespace {
+
+// Records delivered in one batch at most, when they carry no time.
+constexpr size_t kBatch = 4096;
+// From this many bytes of records, they are scanned on a second thread, and
+// so many batches may wait for delivery.
+constexpr uint64_t kScanAsideFrom = 8u << 20;
+constexpr size_t kBatchesAhead = 64;
+
+// Batches handed from the scanning thread to the delivering one, at most
+// `limit` waiting (so a slow reader holds the scanner back, not memory).
+// close(): no more will come; cancel(): the reader stopped, drop the rest.
+template <typename T>
+class BatchQueue {
+ public:
+  explicit BatchQueue(size_t limit) : limit_(limit) {}
+  void push(T&& batch) {
+    std::unique_lock lock(mu_);
+    room_.wait(lock, [&] { return cancelled_ || items_.size() < limit_; });
+    if (cancelled_) return;
+    items_.push_back(std::move(batch));
+    ready_.notify_one();
+  }
+  std::optional<T> pop() {
+    std::unique_lock lock(mu_);
+    ready_.wait(lock, [&] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    T out = std::move(items_.front());
+    items_.pop_front();
+    room_.notify_one();
+    return out;
+  }
+  void close() {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+  void cancel() {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    items_.clear();
+    room_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::deque<T> items_;
+  size_t limit_;
+  bool closed_ = false, cancelled_ = false;
+};
 
 // Sorts [begin, end) by merging its ascending runs, pairwise, until one is
 // left: a round holds one run per CPU buffer written, so this costs n log
@@ -345,6 +404,8 @@ void sort_runs(It begin, It end) {
   }
 }
 
+}  // namespace
+
 // perf's order (util/ordered-events.c, as perf report uses it): a record
 // with a time (not 0 or ~0) is queued; one without is delivered as it is
 // read. perf record writes a FINISHED_ROUND after each pass over its per-CPU
@@ -352,44 +413,43 @@ void sort_runs(It begin, It end) {
 // previous round marker are delivered in time order (ties in file order):
 // a buffer's records older than that were all written by the end of the
 // round after. At the end of the data everything left is delivered, sorted.
-PerfDataStatus PerfDataReader::for_each_record(
-    const std::function<void(std::span<const uint8_t> record, size_t event)>& fn) const {
-  PerfDataStatus status;
-  status.cut_short = cut_short_;
-  status.data_bytes = data_end_ - data_begin_;
-  struct Queued {
-    uint64_t time, offset;
-    size_t size, event;
-    bool operator<(const Queued& o) const {
-      return time != o.time ? time < o.time : offset < o.offset;
-    }
-  };
-  std::vector<Queued> queue;
-  size_t sorted = 0;  // queue[0, sorted) is in order
+void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&&)>& emit,
+                                  ScanEnd& out) const {
+  std::vector<Queued> queue;  // records with a time, waiting for their round
+  size_t sorted = 0;          // queue[0, sorted) is in order
+  std::vector<Queued> ready;  // in delivery order, not yet emitted
   uint64_t max_time = 0, next_flush = 0;
-  auto deliver = [&](uint64_t offset, size_t size, size_t event) {
-    fn(bytes_.subspan(offset, size), event);
-    ++status.records;
+  auto emit_ready = [&] {
+    if (!ready.empty()) emit(std::exchange(ready, {}));
   };
   auto flush = [&](uint64_t limit) {
     sort_runs(queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
     std::inplace_merge(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(sorted),
                        queue.end());
-    size_t n = 0;
-    while (n < queue.size() && queue[n].time <= limit) {
-      deliver(queue[n].offset, queue[n].size, queue[n].event);
-      ++n;
+    // What is left waits for the next round: usually the newer part, so the
+    // queue is cut in two by swapping the older part out, not by moving the rest.
+    const auto n = static_cast<std::ptrdiff_t>(
+        std::partition_point(queue.begin(), queue.end(),
+                             [limit](const Queued& q) { return q.time <= limit; }) -
+        queue.begin());
+    if (ready.empty() && n > static_cast<std::ptrdiff_t>(queue.size()) / 2) {
+      std::vector<Queued> rest(queue.begin() + n, queue.end());
+      queue.resize(static_cast<size_t>(n));
+      ready.swap(queue);
+      queue.swap(rest);
+    } else {
+      ready.insert(ready.end(), queue.begin(), queue.begin() + n);
+      queue.erase(queue.begin(), queue.begin() + n);
     }
-    queue.erase(queue.begin(), queue.begin() + n);
     sorted = queue.size();
+    emit_ready();
   };
 
-  std::string problem;
   uint64_t pos = data_begin_;
   for (;;) {
     const Step s = next_record(bytes_, pos, data_end_);
     if (s.rec.empty()) {
-      problem = s.problem;
+      out.problem = s.problem;
       break;
     }
     if (s.type >= 64) {  // perf's own records
@@ -402,10 +462,10 @@ PerfDataStatus PerfDataReader::for_each_record(
     } else {
       const size_t event = event_of(s.rec);
       std::optional<uint64_t> time;
-      if (event < header_.events.size())
-        time = perfabi::record_time(s.rec, header_.events[event].layout());
+      if (event < header_.events.size()) time = perfabi::record_time(s.rec, layouts_[event]);
       if (!time || *time == 0 || *time == ~0ULL) {
-        deliver(pos, s.rec.size(), event);
+        ready.push_back({0, pos, s.rec.size(), event});
+        if (ready.size() >= kBatch) emit_ready();
       } else {
         // perf's max_timestamp: the time of the newest record at the tail.
         max_time = queue.empty() ? *time : std::max(max_time, *time);
@@ -415,9 +475,58 @@ PerfDataStatus PerfDataReader::for_each_record(
     pos = s.next;
   }
   flush(~0ULL);
-  status.bytes_read = pos - data_begin_;
+  out.pos = pos;
+}
+
+// perf's order (util/ordered-events.c, as perf report uses it): a record
+// with a time (not 0 or ~0) is queued; one without is delivered as it is
+// read. perf record writes a FINISHED_ROUND after each pass over its per-CPU
+// buffers; on one, the queued records up to the largest time queued by the
+// previous round marker are delivered in time order (ties in file order):
+// a buffer's records older than that were all written by the end of the
+// round after. At the end of the data everything left is delivered, sorted.
+//
+// A large data section is scanned and ordered on a second thread while this
+// one delivers what is ordered already: the scan is the first to touch the
+// file's pages, which costs as much as decoding them.
+PerfDataStatus PerfDataReader::for_each_record(
+    const std::function<void(std::span<const uint8_t> record, size_t event)>& fn) const {
+  PerfDataStatus status;
+  status.cut_short = cut_short_;
+  status.data_bytes = data_end_ - data_begin_;
+  auto deliver = [&](const std::vector<Queued>& batch) {
+    for (const Queued& q : batch) {
+      fn(bytes_.subspan(q.offset, q.size), q.event);
+      ++status.records;
+    }
+  };
+  ScanEnd end;
+  if (status.data_bytes < kScanAsideFrom) {
+    scan_records([&](std::vector<Queued>&& batch) { deliver(batch); }, end);
+  } else {
+    BatchQueue<std::vector<Queued>> batches(kBatchesAhead);
+    std::exception_ptr scan_error;
+    std::thread scanner([&] {
+      try {
+        scan_records([&](std::vector<Queued>&& b) { batches.push(std::move(b)); }, end);
+      } catch (...) {
+        scan_error = std::current_exception();
+      }
+      batches.close();
+    });
+    try {
+      while (std::optional<std::vector<Queued>> b = batches.pop()) deliver(*b);
+    } catch (...) {
+      batches.cancel();
+      scanner.join();
+      throw;
+    }
+    scanner.join();
+    if (scan_error) std::rethrow_exception(scan_error);
+  }
+  status.bytes_read = end.pos - data_begin_;
   status.problem = data_problem_;
-  if (!problem.empty()) status.problem += (status.problem.empty() ? "" : "; ") + problem;
+  if (!end.problem.empty()) status.problem += (status.problem.empty() ? "" : "; ") + end.problem;
   return status;
 }
 

@@ -95,6 +95,8 @@ class PerfDataReader {
 
   const PerfDataHeader& header() const { return header_; }
   const std::string& name() const { return name_; }
+  // header().events[event].layout(), made once (a record walk needs one per record).
+  const perfabi::SampleLayout& layout(size_t event) const { return layouts_[event]; }
 
   // Calls `fn` for each record of the data section (perf's user records
   // such as FINISHED_ROUND are consumed here, not delivered) with the index
@@ -127,6 +129,20 @@ class PerfDataReader {
   void read_pipe_header();
   void add_event(std::span<const uint8_t> attr, std::vector<uint64_t> ids);
   size_t event_of(std::span<const uint8_t> rec) const;
+  // A record to deliver: where it is, its event, its time (0: none).
+  struct Queued {
+    uint64_t time, offset;
+    size_t size, event;
+    bool operator<(const Queued& o) const {
+      return time != o.time ? time < o.time : offset < o.offset;
+    }
+  };
+  struct ScanEnd {
+    uint64_t pos = 0;     // where the walk stopped
+    std::string problem;  // why, when not at the end of the data
+  };
+  // The records in delivery order, in batches (for_each_record).
+  void scan_records(const std::function<void(std::vector<Queued>&&)>& emit, ScanEnd& out) const;
   [[noreturn]] void fail(const std::string& what) const;
   // perf_data_features.cpp: feature sections and event names.
   void read_features(const uint64_t (&bits)[4], uint64_t table);
@@ -138,6 +154,7 @@ class PerfDataReader {
   std::string data_problem_;  // the data section runs past the end of the file
   std::vector<std::pair<uint64_t, size_t>> event_by_id_;  // (id, event), sorted
   std::vector<PendingName> pending_names_;
+  std::vector<perfabi::SampleLayout> layouts_;  // per event, as layout(event)
 };
 
 // Whether `head` (a file's first bytes) starts with perf.data's magic.

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "perfabi/perf_record.h"
 #include "tests/importer/perf_data_builder.h"
 #include "tests/support/cli_run.h"
 
@@ -367,6 +368,75 @@ TEST(PerfDataSynthetic, RecordsInPerfOrderWithEvents) {
   EXPECT_EQ(w.events, (std::vector<size_t>{0, SIZE_MAX, 0, 1, 0, 0, 1, 1, 0, 1}));
   EXPECT_EQ(w.status.records, 10u);
   EXPECT_EQ(w.status.problem, "");
+}
+
+// Past 8 MiB of records the reader scans and orders them on a second
+// thread while the caller's thread takes them: the same order as perf's,
+// what the caller throws still reaches the caller, and so does the scan's
+// own error. Each round holds two CPUs' runs written one after the other
+// (odd and even times), older than the next round's, so perf's order is
+// time order.
+PerfFile large_file(int rounds, int per_run) {
+  PerfFile f = simple_file(0);
+  f.data.clear();
+  f.add(test::comm(0, 0));  // time 0: delivered at once
+  for (int k = 0; k < rounds; ++k) {
+    for (int cpu = 0; cpu < 2; ++cpu) {
+      for (int i = 0; i < per_run; ++i) {
+        const auto t = static_cast<uint64_t>(1 + k * 2 * per_run + 2 * i + cpu);
+        f.add(test::sample(11, t, 0x400000 + t));
+      }
+    }
+    f.add(test::finished_round());
+  }
+  return f;
+}
+
+TEST(PerfDataSynthetic, LargeDataIsOrderedOnASecondThreadAsPerfOrdersIt) {
+  PerfFile f = large_file(100, 1000);  // 200k samples of 56 bytes: 11 MB
+  const auto bytes = f.build();
+  PerfDataReader r(bytes);
+  ASSERT_GT(r.header().data_size, 8u << 20) << "small enough to be scanned in line";
+  std::vector<uint64_t> times;
+  const PerfDataStatus st = r.for_each_record([&](std::span<const uint8_t> rec, size_t) {
+    times.push_back(perfabi::record_time(rec, r.layout(0)).value_or(0));
+  });
+  EXPECT_EQ(st.problem, "");
+  EXPECT_EQ(st.records, 200001u);
+  EXPECT_EQ(st.bytes_read, r.header().data_size);
+  ASSERT_EQ(times.size(), 200001u);
+  for (size_t i = 0; i < times.size(); ++i) {
+    ASSERT_EQ(times[i], i) << "record " << i << " out of time order";
+  }
+}
+
+TEST(PerfDataSynthetic, LargeDataPassesOnWhatTheCallerThrowsAndTheScansError) {
+  PerfFile f = large_file(100, 1000);
+  const auto large = f.build();
+  PerfDataReader r(large);
+  uint64_t seen = 0;
+  try {
+    r.for_each_record([&](std::span<const uint8_t>, size_t) {
+      if (++seen == 5000) throw Error("stop here");
+    });
+    ADD_FAILURE() << "the caller's error was lost";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "stop here");
+  }
+  EXPECT_EQ(seen, 5000u);
+  // A compressed record (perf record -z) near the end: an error, after what
+  // was ordered before it.
+  f.add(test::record(81, 0, Bytes().u64(0)));
+  const auto bytes = f.build();
+  PerfDataReader z(bytes);
+  seen = 0;
+  try {
+    z.for_each_record([&](std::span<const uint8_t>, size_t) { ++seen; });
+    ADD_FAILURE() << "the scan's error was lost";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("record without -z"), std::string::npos) << e.what();
+  }
+  EXPECT_LE(seen, 200001u);
 }
 
 TEST(PerfDataSynthetic, RecordsWithoutTimeInFileOrder) {
