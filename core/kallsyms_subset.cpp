@@ -35,18 +35,9 @@ bool better_alias(const Line& a, const Line& b) {
   return kallsyms::better_alias(a.type, a.name, b.type, b.name);
 }
 
-// A function line, kept small (a kallsyms has ~150k of them, and on the
-// machines kprof runs on first-touched memory costs ~10 us a page): where
-// its text is, and its address. The rest is parsed again where needed.
-struct FuncLine {
-  uint64_t addr;
-  uint32_t off, len;  // of its text in the kallsyms
-};
-
-struct Sym {
-  uint64_t addr;
-  uint32_t best;  // index of the alias KernelSymbols keeps, in the function lines
-};
+using FuncLine = KallsymsIndex::FuncLine;
+using Sym = KallsymsIndex::Sym;
+using Range = KallsymsIndex::Range;
 
 // A function line's fields (it parsed once already).
 Line fields_of(std::string_view kallsyms, const FuncLine& f) {
@@ -54,11 +45,6 @@ Line fields_of(std::string_view kallsyms, const FuncLine& f) {
   parse_line(kallsyms.substr(f.off, f.len), &l);
   return l;
 }
-
-struct Range {
-  uint64_t start, end;
-  std::string module;  // "[name]"
-};
 
 // /proc/modules: "name size refcount deps state 0xaddr [taints]".
 std::vector<Range> module_ranges(std::string_view modules) {
@@ -147,22 +133,19 @@ std::vector<uint64_t> kernel_ips(const AddressCounts& counts) {
   return ips;
 }
 
-std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
-                            std::span<const uint64_t> ips) {
+KallsymsIndex::KallsymsIndex(std::string_view kallsyms, std::string_view modules)
+    : kallsyms_(kallsyms) {
   // The function lines (what KernelSymbols keeps) and the anchors; any
   // other line only tells whether addresses are hidden.
-  std::vector<FuncLine> funcs;
-  funcs.reserve(kallsyms.size() / 32);      // lines are ~40 bytes; untouched room costs nothing
-  std::vector<std::string_view> out_lines;  // views into `kallsyms`
-  std::string_view first_line;
-  bool any_nonzero = false;
+  std::vector<FuncLine>& funcs = funcs_;
+  funcs.reserve(kallsyms.size() / 32);  // lines are ~40 bytes; untouched room costs nothing
   for (std::string_view rest = kallsyms; !rest.empty();) {
     const size_t nl = rest.find('\n');
     Line line;
     const size_t off = static_cast<size_t>(rest.data() - kallsyms.data());
     if (parse_line(rest.substr(0, nl), &line)) {
-      if (first_line.empty()) first_line = line.text;
-      any_nonzero |= line.addr != 0;
+      if (first_line_.empty()) first_line_ = line.text;
+      any_nonzero_ |= line.addr != 0;
       if (is_function(line.type) && line.addr != 0 && off <= UINT32_MAX &&
           line.text.size() <= UINT32_MAX) {
         funcs.push_back(
@@ -170,13 +153,12 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
       }
       if (line.module.empty() && line.name.size() <= 10 && line.name.starts_with('_') &&
           std::find(kAnchors.begin(), kAnchors.end(), line.name) != kAnchors.end()) {
-        out_lines.push_back(line.text);
+        anchors_.push_back(line.text);
       }
     }
     rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
   }
-  if (first_line.empty()) return "";
-  if (!any_nonzero) return std::string(first_line) + "\n";  // hidden: stays hidden
+  if (first_line_.empty() || !any_nonzero_) return;
 
   // One symbol per address: the alias KernelSymbols keeps. kallsyms lists
   // the kernel in address order, then each module: sort only when needed.
@@ -184,10 +166,8 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
   if (!std::is_sorted(funcs.begin(), funcs.end(), by_addr)) {
     std::stable_sort(funcs.begin(), funcs.end(), by_addr);
   }
-  std::vector<Sym> syms;
-  std::vector<uint32_t> first_of;  // per sym: its first line in funcs
-  syms.reserve(funcs.size());
-  first_of.reserve(funcs.size() + 1);
+  syms_.reserve(funcs.size());
+  first_of_.reserve(funcs.size() + 1);
   for (size_t i = 0; i < funcs.size();) {
     size_t j = i + 1;
     size_t best = i;
@@ -201,32 +181,41 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
         }
       }
     }
-    syms.push_back({funcs[i].addr, static_cast<uint32_t>(best)});
-    first_of.push_back(static_cast<uint32_t>(i));
+    syms_.push_back({funcs[i].addr, static_cast<uint32_t>(best)});
+    first_of_.push_back(static_cast<uint32_t>(i));
     i = j;
   }
-  first_of.push_back(static_cast<uint32_t>(funcs.size()));
+  first_of_.push_back(static_cast<uint32_t>(funcs.size()));
+  ranges_ = module_ranges(modules);
+  // The kernel image's function span (in_boot_static_text).
+  auto kernel = [&](const Sym& sym) { return fields_of(kallsyms, funcs[sym.best]).module.empty(); };
+  if (auto first = std::find_if(syms_.begin(), syms_.end(), kernel); first != syms_.end()) {
+    kernel_span_ = {
+        static_cast<size_t>(first - syms_.begin()),
+        static_cast<size_t>(syms_.rend() - std::find_if(syms_.rbegin(), syms_.rend(), kernel)) - 1};
+  }
+}
 
-  std::vector<size_t> keep;  // indexes into syms
-  const std::vector<Range> ranges = module_ranges(modules);
+std::string KallsymsIndex::subset(std::span<const uint64_t> ips) const {
+  if (first_line_.empty()) return "";
+  if (!any_nonzero_) return std::string(first_line_) + "\n";  // hidden: stays hidden
+  std::vector<std::string_view> out_lines = anchors_;         // views into the kallsyms
+  std::vector<size_t> keep;                                   // indexes into syms_
   for (uint64_t ip : ips) {
-    const size_t i = covering(kallsyms, funcs, syms, ranges, ip);
+    const size_t i = covering(kallsyms_, funcs_, syms_, ranges_, ip);
     if (i == SIZE_MAX) continue;
     keep.push_back(i);
-    if (i + 1 < syms.size()) keep.push_back(i + 1);
+    if (i + 1 < syms_.size()) keep.push_back(i + 1);
   }
-  // The kernel image's function span (in_boot_static_text).
-  auto kernel = [&](const Sym& s) { return fields_of(kallsyms, funcs[s.best]).module.empty(); };
-  if (auto first = std::find_if(syms.begin(), syms.end(), kernel); first != syms.end()) {
-    keep.push_back(static_cast<size_t>(first - syms.begin()));
-    keep.push_back(
-        static_cast<size_t>(syms.rend() - std::find_if(syms.rbegin(), syms.rend(), kernel)) - 1);
+  if (kernel_span_) {
+    keep.push_back(kernel_span_->first);
+    keep.push_back(kernel_span_->second);
   }
   std::sort(keep.begin(), keep.end());
   keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
   for (size_t k : keep) {
-    for (size_t i = first_of[k]; i < first_of[k + 1]; ++i) {
-      out_lines.push_back(kallsyms.substr(funcs[i].off, funcs[i].len));
+    for (size_t i = first_of_[k]; i < first_of_[k + 1]; ++i) {
+      out_lines.push_back(kallsyms_.substr(funcs_[i].off, funcs_[i].len));
     }
   }
 
@@ -243,6 +232,11 @@ std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
     out += '\n';
   }
   return out;
+}
+
+std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
+                            std::span<const uint64_t> ips) {
+  return KallsymsIndex(kallsyms, modules).subset(ips);
 }
 
 }  // namespace kprof

@@ -27,9 +27,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/aggregate.h"
@@ -41,6 +43,43 @@ std::string kallsyms_digest(std::string_view text);
 
 std::string kallsyms_subset(std::string_view kallsyms, std::string_view modules,
                             std::span<const uint64_t> ips);
+
+// The same in two steps: the text read once into an index (the slow part,
+// which needs no samples: the importer makes it while the records are
+// walked), then subset(ips) == kallsyms_subset(kallsyms, modules, ips).
+// Holds views into `kallsyms`, which must outlive it.
+class KallsymsIndex {
+ public:
+  KallsymsIndex(std::string_view kallsyms, std::string_view modules);
+  std::string subset(std::span<const uint64_t> ips) const;
+
+  // A function line, kept small (a kallsyms has ~150k of them, and on the
+  // machines kprof runs on first-touched memory costs ~10 us a page): where
+  // its text is, and its address. The rest is parsed again where needed.
+  struct FuncLine {
+    uint64_t addr;
+    uint32_t off, len;  // of its text in the kallsyms
+  };
+  struct Sym {
+    uint64_t addr;
+    uint32_t best;  // index of the alias KernelSymbols keeps, in the function lines
+  };
+  struct Range {
+    uint64_t start, end;
+    std::string module;  // "[name]"
+  };
+
+ private:
+  std::string_view kallsyms_;
+  std::vector<FuncLine> funcs_;            // by address
+  std::vector<Sym> syms_;                  // one per address
+  std::vector<uint32_t> first_of_;         // per sym: its first line in funcs_, then the end
+  std::vector<std::string_view> anchors_;  // _text, _stext, ... lines
+  std::vector<Range> ranges_;              // the modules', by start
+  std::string_view first_line_;
+  bool any_nonzero_ = false;                              // some address is not hidden
+  std::optional<std::pair<size_t, size_t>> kernel_span_;  // the image's first and last syms
+};
 
 // The kernel addresses a profile names: the kernel-mode keys of `counts`
 // and, with stacks, every kernel frame. Sorted, distinct.

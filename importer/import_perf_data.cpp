@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,6 @@ struct RecordWalk {
 
 RecordWalk walk_records(const PerfDataReader& reader, size_t chosen, RecordSink& sink) {
   const PerfDataHeader& h = reader.header();
-  const PerfEvent& event = h.events[chosen];
   RecordWalk w;
   w.samples_by_event.resize(h.events.size());
   w.status = reader.for_each_record([&](std::span<const uint8_t> rec, size_t ev) {
@@ -55,10 +55,8 @@ RecordWalk walk_records(const PerfDataReader& reader, size_t chosen, RecordSink&
       }
       return;
     }
-    const perfabi::SampleLayout layout =
-        ev < h.events.size() ? h.events[ev].layout() : event.layout();
     try {
-      perfabi::decode_perf_record(rec, layout, sink);
+      perfabi::decode_perf_record(rec, reader.layout(ev < h.events.size() ? ev : chosen), sink);
     } catch (const Error& e) {
       if (w.undecoded++ == 0) w.first_undecoded = e.what();
     }
@@ -141,11 +139,17 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   elf_options.buildid_cache = options.buildid_dir;
   ElfResolver elf(std::move(elf_options));
   // (Declared after `elf`: the future waits for its thread when it goes.)
-  std::future<void> preloaded = std::async(std::launch::async, [&elf, &h] {
-    for (const PerfBuildId& b : h.build_ids) {
-      if (!b.kernel) elf.preload(b.filename, b.build_id);
-    }
-  });
+  // So is the kernel's kallsyms (this machine's is ~5 MB of text to read).
+  std::future<std::unique_ptr<FoundKernelSymbols>> preloaded =
+      std::async(std::launch::async, [&elf, &h, &options, id = p.run.kernel_build_id] {
+        auto found = std::make_unique<FoundKernelSymbols>(find_kernel_symbols(h, id, options));
+        found->index =
+            std::make_unique<KallsymsIndex>(found->symbols.kallsyms, found->symbols.modules);
+        for (const PerfBuildId& b : h.build_ids) {
+          if (!b.kernel) elf.preload(b.filename, b.build_id);
+        }
+        return found;
+      });
   AddressAggregator agg(p.run.event.callchains);
   ImportSink sink(agg, out ? &*out : nullptr);
   // perf record --call-graph dwarf: its stack copies unwound on the way in
@@ -162,8 +166,8 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   note_walk(h, chosen, walk, sink.samples, p.run.notices);
 
   const AddressCounts& counts = agg.counts();
-  PerfKernelSymbols kernel =
-      perf_kernel_symbols(h, p.run.kernel_build_id, options, counts, sink.kernel_text);
+  const std::unique_ptr<FoundKernelSymbols> found = preloaded.get();
+  PerfKernelSymbols kernel = perf_kernel_symbols(*found, options, counts, sink.kernel_text);
   if (std::string notice = kernel_symbols_notice(kernel, counts); !notice.empty()) {
     p.run.notices.push_back(std::move(notice));
   }
@@ -171,7 +175,6 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   p.modules = std::move(kernel.modules);
 
   const KernelSymbols ks = KernelSymbols::parse(p.kallsyms, p.modules);
-  preloaded.get();
   ProfileSymbols named = symbolize_profile(counts, ks, nullptr, elf);
   for (const std::string& w : named.warnings) p.run.notices.push_back(w);
   if (named.stacks) {

@@ -16,11 +16,6 @@ namespace kprof::importer {
 
 namespace {
 
-struct Found {
-  PerfKernelSymbols symbols;
-  bool running = false;  // this machine's
-};
-
 std::optional<std::string> read_optional(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
@@ -32,10 +27,11 @@ std::optional<std::string> read_optional(const std::string& path) {
   }
 }
 
-// The first source that has symbols, in import.h's order.
-Found find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
-                          const ImportOptions& o) {
-  Found f;
+}  // namespace
+
+FoundKernelSymbols find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
+                                       const ImportOptions& o) {
+  FoundKernelSymbols f;
   PerfKernelSymbols& k = f.symbols;
   if (!o.kallsyms_file.empty()) {
     std::vector<uint8_t> b;
@@ -83,6 +79,8 @@ Found find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_bui
   }
   return f;
 }
+
+namespace {
 
 // Calls fn(line) for each line of `text`, without its '\n'; a last line
 // without one too. Returns early when fn returns false.
@@ -138,32 +136,40 @@ std::string relocate_kallsyms(std::string_view kallsyms, uint64_t delta) {
   return out;
 }
 
-PerfKernelSymbols perf_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
-                                      const ImportOptions& options, const AddressCounts& counts,
+PerfKernelSymbols perf_kernel_symbols(const FoundKernelSymbols& found, const ImportOptions& options,
+                                      const AddressCounts& counts,
                                       std::optional<uint64_t> recorded_text) {
-  Found found = find_kernel_symbols(h, kernel_build_id, options);
-  PerfKernelSymbols& k = found.symbols;
+  const PerfKernelSymbols& f = found.symbols;
+  PerfKernelSymbols k;
+  k.modules = f.modules;
+  k.source = f.source;
+  k.why_none = f.why_none;
   // Only the functions the samples fall in and their neighbours, as kprof
   // record keeps them: a whole kallsyms is ~10 MB to copy and parse again
   // by every reader of the profile.
-  std::string subset = kallsyms_subset(k.kallsyms, k.modules, counts);
+  std::string subset = found.index ? found.index->subset(kernel_ips(counts))
+                                   : kallsyms_subset(f.kallsyms, f.modules, counts);
+  std::string_view kallsyms = f.kallsyms;
+  std::string changed;  // the text when it is not found's own
   // An earlier snapshot of this boot may not know text that came later.
   if (found.running && options.running.kallsyms_now &&
       !kernel_ips_in_boot_static_text(counts, KernelSymbols::parse(subset, k.modules))) {
-    k.kallsyms = options.running.kallsyms_now();
+    changed = options.running.kallsyms_now();
+    kallsyms = changed;
     subset.clear();
   }
   if (!k.source.empty() && recorded_text) {
-    const uint64_t text = kallsyms_text_address(k.kallsyms);
+    const uint64_t text = kallsyms_text_address(kallsyms);
     if (text != 0 && text != *recorded_text) {
-      k.kallsyms = relocate_kallsyms(k.kallsyms, *recorded_text - text);
+      changed = relocate_kallsyms(kallsyms, *recorded_text - text);
+      kallsyms = changed;
       k.modules.clear();  // module addresses of another boot say nothing
       k.source += "; moved by the KASLR offset of the recording's boot";
       subset.clear();
     }
   }
-  k.kallsyms = subset.empty() ? kallsyms_subset(k.kallsyms, k.modules, counts) : std::move(subset);
-  return std::move(k);
+  k.kallsyms = subset.empty() ? kallsyms_subset(kallsyms, k.modules, counts) : std::move(subset);
+  return k;
 }
 
 std::string kernel_symbols_notice(const PerfKernelSymbols& k, const AddressCounts& counts) {

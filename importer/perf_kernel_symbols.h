@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/aggregate.h"
+#include "core/kallsyms_subset.h"
 #include "importer/import.h"
 #include "importer/perf_data.h"
 
@@ -25,11 +27,24 @@ struct PerfKernelSymbols {
   std::string why_none;           // when none was found: why
 };
 
-// `counts`: the recording's samples; `recorded_text`: _text as the
-// recording saw it (ImportSink::kernel_text). Throws kprof::Error for an
-// unreadable --kallsyms file.
-PerfKernelSymbols perf_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
-                                      const ImportOptions& options, const AddressCounts& counts,
+// Step one: the first source that has symbols, in import.h's order, read
+// whole (or why there is none). Needs no samples, so the importer runs it
+// beside the record walk. Throws kprof::Error for an unreadable --kallsyms
+// file.
+struct FoundKernelSymbols {
+  PerfKernelSymbols symbols;
+  bool running = false;  // this machine's
+  // symbols.kallsyms indexed for the subset step two takes (optional): it
+  // views that text, so it is made where the struct stays put.
+  std::unique_ptr<KallsymsIndex> index;
+};
+FoundKernelSymbols find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
+                                       const ImportOptions& options);
+
+// Step two: what the samples need of it. `counts`: the recording's samples;
+// `recorded_text`: _text as the recording saw it (ImportSink::kernel_text).
+PerfKernelSymbols perf_kernel_symbols(const FoundKernelSymbols& found, const ImportOptions& options,
+                                      const AddressCounts& counts,
                                       std::optional<uint64_t> recorded_text);
 
 // "kernel symbols from SOURCE", or "N kernel samples not named: WHY; give

@@ -160,6 +160,20 @@ TEST(KallsymsSubset, NamesEveryHitAsTheFullTextDoes) {
             "__x64_sys_getpid");
 }
 
+// The index made once gives each set of ips what the one-step call gives
+// (the importer makes it while the records are walked, then asks once).
+TEST(KallsymsSubset, OneIndexAnswersEachSetOfIps) {
+  const KallsymsIndex index(kKallsyms, kModules);
+  for (size_t n = 0; n <= kHits.size(); ++n) {
+    const std::span<const uint64_t> ips(kHits.data(), n);
+    EXPECT_EQ(index.subset(ips), kallsyms_subset(kKallsyms, kModules, ips)) << n << " ips";
+  }
+  EXPECT_NE(index.subset(kHits), index.subset(std::span<const uint64_t>(kHits.data(), 1)));
+  const std::string hidden = "0000000000000000 T _text\n0000000000000000 T startup_64\n";
+  EXPECT_EQ(KallsymsIndex(hidden, "").subset(kHits), "0000000000000000 T _text\n");
+  EXPECT_EQ(KallsymsIndex("", "").subset(kHits), "");
+}
+
 TEST(KallsymsSubset, ModulesWithoutRanges) {
   // /proc/modules hidden or empty: module symbols cover what follows them.
   const std::string s = kallsyms_subset(kKallsyms, "", kHits);
