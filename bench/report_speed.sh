@@ -8,7 +8,7 @@
 # cpu against perf's --sort pid / cpu (issue 29: >= 10x).
 #
 # usage: bench/report_speed.sh                 (default ~2M samples, ~4 min)
-# knobs: SAMPLES=2000000  FREQ=20000 (per thread)  JOBS=$(nproc)  RUNS=3  KPROF=path
+# knobs: SAMPLES=2000000  FREQ=20000 (per thread)  JOBS=$(nproc)  RUNS=3  KPROF=path  KEEP=1 (keep the files)
 #        PROGRAMS=dir of kprof_prog_* (default: next to the kprof binary)
 # Note: kprof symbolizes when recording ends and stores the histogram, so its
 # report reads a histogram; perf symbolizes every sample at report time. The
@@ -115,5 +115,5 @@ IS=$(awk '/^# samples:/ {gsub(/[^0-9]/, "", $3); print $3; exit}' "$W/kprof-impo
   echo "--cpu 0: kprof ${KCM}s, perf ${PCM}s: $(ratio "$PCM" "$KCM")x; --time 10%-50%: kprof ${KTM}s, perf ${PTM}s: $(ratio "$PTM" "$KTM")x (goal >= 10, medians)"
   echo "--sort tid: kprof ${KSTM}s, perf --sort pid ${PSTM}s: $(ratio "$PSTM" "$KSTM")x; --sort cpu: kprof ${KSCM}s, perf ${PSCM}s: $(ratio "$PSCM" "$KSCM")x (goal >= 10, medians)"
 } | tee "$RESULT"
-rm -f "$W/big.data" "$W/big.kprof"  # large; keep the logs and timings
+[[ ${KEEP:-0} == 1 ]] || rm -f "$W/big.data" "$W/big.kprof"  # large; KEEP=1 keeps them
 echo "written: $RESULT"
