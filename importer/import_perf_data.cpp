@@ -43,6 +43,7 @@ struct RecordWalk {
 RecordWalk walk_records(const PerfDataReader& reader, size_t chosen, RecordSink& sink) {
   const PerfDataHeader& h = reader.header();
   RecordWalk w;
+  Sample scratch;
   w.samples_by_event.resize(h.events.size());
   w.status = reader.for_each_record([&](std::span<const uint8_t> rec, size_t ev) {
     uint32_t type = 0;
@@ -56,7 +57,8 @@ RecordWalk walk_records(const PerfDataReader& reader, size_t chosen, RecordSink&
       return;
     }
     try {
-      perfabi::decode_perf_record(rec, reader.layout(ev < h.events.size() ? ev : chosen), sink);
+      perfabi::decode_perf_record(rec, reader.layout(ev < h.events.size() ? ev : chosen), sink,
+                                  scratch);
     } catch (const Error& e) {
       if (w.undecoded++ == 0) w.first_undecoded = e.what();
     }

@@ -84,6 +84,11 @@ std::optional<uint64_t> user_reg(const Sample& s, unsigned reg);
 // throws, as its layout is not decoded, and later fields are not read. Throws kprof::Error on a
 // record whose size does not fit its fields. Never reads outside `rec`.
 bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout, RecordSink& sink);
+// The same with the caller's `scratch` to decode samples into (what it held
+// is lost): a walk over many records passes one, so no sample is zeroed
+// whole or allocates its callchain again.
+bool decode_perf_record(std::span<const uint8_t> rec, const SampleLayout& layout, RecordSink& sink,
+                        Sample& scratch);
 
 // The event id a record carries (PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID;
 // for records other than samples, in the sample_id trailer), as perf finds

@@ -200,6 +200,7 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
     layout.regs_user = r.u64();
   }
   Batch batch;
+  Sample scratch;
   while (!r.done()) {
     const uint32_t n = r.u32();
     if (n > r.left()) r.fail("block of " + std::to_string(n) + " bytes is longer than the chunk");
@@ -212,7 +213,7 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
         r.fail("perf record of " + std::to_string(size) + " bytes does not fit its block");
       }
       try {
-        decode_perf_record(block.first(size), layout, batch);
+        decode_perf_record(block.first(size), layout, batch, scratch);
       } catch (const Error&) {
         if (damaged) ++*damaged;  // one bad record from the kernel costs that record only
       }

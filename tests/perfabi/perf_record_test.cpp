@@ -646,6 +646,34 @@ TEST(PerfDecode, DwarfSampleWithoutUserContextOr64BitRegisters) {
   }
 }
 
+// One scratch sample for a whole walk: each record decodes into it as into
+// a fresh one, whatever the record before it left (a chain, registers, a
+// stack, a 32-bit task's registers read past).
+TEST(PerfDecode, ScratchSampleDecodesEachRecordAsFresh) {
+  const std::vector<std::vector<uint8_t>> records = {
+      dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 32, 24, 4),
+      dwarf_sample(PERF_SAMPLE_REGS_ABI_32, 16, 16, 2),
+      dwarf_sample(PERF_SAMPLE_REGS_ABI_64, 32, 24, 4),
+      dwarf_sample(PERF_SAMPLE_REGS_ABI_NONE, 0, 0, 0),
+  };
+  Collect fresh, reused;
+  Sample scratch;
+  for (const auto& rec : records) {
+    decode_perf_record(rec, dwarf_layout(), fresh);
+    decode_perf_record(rec, dwarf_layout(), reused, scratch);
+  }
+  ASSERT_EQ(reused.samples.size(), records.size());
+  EXPECT_EQ(reused.samples, fresh.samples);
+  EXPECT_TRUE(reused.samples[3].user_regs.empty());
+  Collect plain;
+  decode_perf_record(sample_record(0x401000, 5000, PERF_RECORD_MISC_USER), kLayout, plain, scratch);
+  ASSERT_EQ(plain.samples.size(), 1u);
+  Collect plain_fresh;
+  decode_perf_record(sample_record(0x401000, 5000, PERF_RECORD_MISC_USER), kLayout, plain_fresh);
+  EXPECT_EQ(plain.samples[0], plain_fresh.samples[0]);
+  EXPECT_TRUE(plain.samples[0].callchain.empty());
+}
+
 TEST(PerfDecode, DwarfSampleOutOfBoundsIsError) {
   Collect c;
   // A stack longer than the record, and one filled beyond its size.
