@@ -341,15 +341,17 @@ constexpr size_t kBatchesAhead = 64;
 
 // Batches handed from the scanning thread to the delivering one, at most
 // `limit` waiting (so a slow reader holds the scanner back, not memory).
-// close(): no more will come; cancel(): the reader stopped, drop the rest.
+// close(): no more will come; cancel(): the reader stopped, drop the rest
+// (a push then throws Cancelled, which ends the scan).
 template <typename T>
 class BatchQueue {
  public:
+  struct Cancelled {};
   explicit BatchQueue(size_t limit) : limit_(limit) {}
   void push(T&& batch) {
     std::unique_lock lock(mu_);
     room_.wait(lock, [&] { return cancelled_ || items_.size() < limit_; });
-    if (cancelled_) return;
+    if (cancelled_) throw Cancelled{};
     items_.push_back(std::move(batch));
     ready_.notify_one();
   }
