@@ -106,7 +106,9 @@ class PerfDataReader {
   // within FINISHED_ROUND rounds), or in file order when the events carry no
   // time. Damage (a record header with an impossible size) ends the walk;
   // everything before it is delivered and the status says where it stopped.
-  // A kprof::Error thrown by `fn` propagates.
+  // A kprof::Error thrown by `fn` propagates. `fn` runs on the calling
+  // thread; from 8 MiB of records a second thread scans and orders them
+  // meanwhile (joined before this returns or throws).
   PerfDataStatus for_each_record(
       const std::function<void(std::span<const uint8_t> record, size_t event)>& fn) const;
 
