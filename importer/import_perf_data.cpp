@@ -142,11 +142,9 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   ElfResolver elf(std::move(elf_options));
   // (Declared after `elf`: the future waits for its thread when it goes.)
   // So is the kernel's kallsyms (this machine's is ~5 MB of text to read).
-  std::future<std::unique_ptr<FoundKernelSymbols>> preloaded =
+  std::future<std::unique_ptr<const FoundKernelSymbols>> preloaded =
       std::async(std::launch::async, [&elf, &h, &options, id = p.run.kernel_build_id] {
-        auto found = std::make_unique<FoundKernelSymbols>(find_kernel_symbols(h, id, options));
-        found->index =
-            std::make_unique<KallsymsIndex>(found->symbols.kallsyms, found->symbols.modules);
+        auto found = find_kernel_symbols(h, id, options);
         for (const PerfBuildId& b : h.build_ids) {
           if (!b.kernel) elf.preload(b.filename, b.build_id);
         }
@@ -168,7 +166,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   note_walk(h, chosen, walk, sink.samples, p.run.notices);
 
   const AddressCounts& counts = agg.counts();
-  const std::unique_ptr<FoundKernelSymbols> found = preloaded.get();
+  const std::unique_ptr<const FoundKernelSymbols> found = preloaded.get();
   PerfKernelSymbols kernel = perf_kernel_symbols(*found, options, counts, sink.kernel_text);
   if (std::string notice = kernel_symbols_notice(kernel, counts); !notice.empty()) {
     p.run.notices.push_back(std::move(notice));

@@ -27,10 +27,9 @@ std::optional<std::string> read_optional(const std::string& path) {
   }
 }
 
-}  // namespace
-
-FoundKernelSymbols find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
-                                       const ImportOptions& o) {
+// The first source that has symbols, in import.h's order, before indexing.
+FoundKernelSymbols find_source(const PerfDataHeader& h, const std::string& kernel_build_id,
+                               const ImportOptions& o) {
   FoundKernelSymbols f;
   PerfKernelSymbols& k = f.symbols;
   if (!o.kallsyms_file.empty()) {
@@ -78,6 +77,17 @@ FoundKernelSymbols find_kernel_symbols(const PerfDataHeader& h, const std::strin
     k.why_none += ", and perf's build-id cache has no kallsyms for build-id " + kernel_build_id;
   }
   return f;
+}
+
+}  // namespace
+
+std::unique_ptr<const FoundKernelSymbols> find_kernel_symbols(const PerfDataHeader& h,
+                                                              const std::string& kernel_build_id,
+                                                              const ImportOptions& options) {
+  auto found = std::make_unique<FoundKernelSymbols>(find_source(h, kernel_build_id, options));
+  // Made here, where the text it views stays put.
+  found->index = std::make_unique<KallsymsIndex>(found->symbols.kallsyms, found->symbols.modules);
+  return found;
 }
 
 namespace {
@@ -147,8 +157,7 @@ PerfKernelSymbols perf_kernel_symbols(const FoundKernelSymbols& found, const Imp
   // Only the functions the samples fall in and their neighbours, as kprof
   // record keeps them: a whole kallsyms is ~10 MB to copy and parse again
   // by every reader of the profile.
-  std::string subset = found.index ? found.index->subset(kernel_ips(counts))
-                                   : kallsyms_subset(f.kallsyms, f.modules, counts);
+  std::string subset = found.index->subset(kernel_ips(counts));
   std::string_view kallsyms = f.kallsyms;
   std::string changed;  // the text when it is not found's own
   // An earlier snapshot of this boot may not know text that came later.

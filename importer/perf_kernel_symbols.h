@@ -31,15 +31,15 @@ struct PerfKernelSymbols {
 // whole (or why there is none). Needs no samples, so the importer runs it
 // beside the record walk. Throws kprof::Error for an unreadable --kallsyms
 // file.
+// The kallsyms is also indexed for the subset step two cuts (the slow part).
 struct FoundKernelSymbols {
   PerfKernelSymbols symbols;
-  bool running = false;  // this machine's
-  // symbols.kallsyms indexed for the subset step two takes (optional): it
-  // views that text, so it is made where the struct stays put.
-  std::unique_ptr<KallsymsIndex> index;
+  bool running = false;                  // this machine's
+  std::unique_ptr<KallsymsIndex> index;  // of symbols.kallsyms, which it views
 };
-FoundKernelSymbols find_kernel_symbols(const PerfDataHeader& h, const std::string& kernel_build_id,
-                                       const ImportOptions& options);
+std::unique_ptr<const FoundKernelSymbols> find_kernel_symbols(const PerfDataHeader& h,
+                                                              const std::string& kernel_build_id,
+                                                              const ImportOptions& options);
 
 // Step two: what the samples need of it. `counts`: the recording's samples;
 // `recorded_text`: _text as the recording saw it (ImportSink::kernel_text).
