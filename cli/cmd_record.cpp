@@ -335,6 +335,7 @@ int cmd_record(int argc, char** argv) {
   const uint32_t self = a.rec.system_wide ? static_cast<uint32_t>(::getpid()) : 0;
   AddressAggregator agg(a.rec.callchains);
   agg.leave_out(self);  // RunInfo::recorder_pid
+  agg.count_threads();  // the profile's ThreadCounts (--sort tid|cpu, --tid, --cpu)
   OffCpuBuilder off_cpu(self);
   TeeSink both(agg, off_cpu);
   const bool with_off_cpu = !rec.off_cpu_source().empty();

@@ -68,8 +68,8 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--sort,-s", sort,
                  "one row per: function, image or mode; or per process, comm or pid, alone or "
                  "as comm,function / pid,function (-g profiles); or per thread or CPU, tid or "
-                 "cpu, alone or as tid,function / cpu,function (reads the records again) (flat "
-                 "table only)")
+                 "cpu, alone or as tid,function / cpu,function (from the profile's per-thread "
+                 "table; older profiles and --time read the records again) (flat table only)")
       ->capture_default_str();
   app.add_option("--percent-limit", opts.percent_limit,
                  "hide rows under this percent of all samples (--children: of total samples; "
@@ -159,7 +159,8 @@ int cmd_report(int argc, char** argv) {
                     "--children, --callers or --callees",
                 2);
   }
-  Profile profile = by_records ? load_input(file, input) : load_filtered(file, input, filter);
+  Profile profile =
+      by_records ? load_input(file, input) : load_filtered(file, input, filter, nullptr, false);
   if (off_cpu) profile = off_cpu_profile(std::move(profile), file);
   ProfileHistogram hist = histogram_of(profile);
   // The off-CPU header: what a sample is, and each thread's time on one scale.

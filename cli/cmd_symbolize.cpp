@@ -55,6 +55,7 @@ int cmd_symbolize(int argc, char** argv) {
   if (run.event.user_stack_bytes != 0) {
     agg.emplace(run.event.callchains);
     agg->leave_out(run.recorder_pid);
+    agg->count_threads();
     if (is_clock_event(run.event)) agg->weigh_by_cpu_time();
     unwinder.emplace(both.emplace(*agg, off_cpu), run.event.user_stack_bytes);
   }

@@ -56,8 +56,8 @@ void add_filter_options(CLI::App& app, SampleFilter& filter) {
                  "repeat for several)")
       ->type_name("FUNC");
   app.add_option("--tid", filter.records.tids,
-                 "count only the samples of these threads (comma-separated; reads the "
-                 "recording's records again)")
+                 "count only the samples of these threads (comma-separated; from the "
+                 "profile's per-thread table, else its records)")
       ->delimiter(',')
       ->type_name("TID");
   app.add_option_function<std::vector<std::string>>(
@@ -65,15 +65,15 @@ void add_filter_options(CLI::App& app, SampleFilter& filter) {
          [&filter](const std::vector<std::string>& items) {
            filter.records.cpus = parse_cpu_list(items);
          },
-         "count only the samples taken on these CPUs (0-3,7; reads the recording's records "
-         "again)")
+         "count only the samples taken on these CPUs (0-3,7; from the profile's per-thread "
+         "table, else its records)")
       ->delimiter(',')
       ->type_name("LIST");
   app.add_option(
          "--time", filter.records.time,
          "count only the samples in this slice of the recording: START,END in seconds "
          "from its start (1.5,3; 5,; ,10) or in percent of its length (10%,20% or 10%-20%), as "
-         "perf report --time")
+         "perf report --time (reads the recording's records again)")
       ->type_name("START,END");
 }
 
@@ -123,6 +123,16 @@ bool use_color(const std::string& when) {
 }
 
 namespace {
+
+// "filtered (--cpu 0): N of M samples (X%) kept, counted from the
+// records|table; shares are of what remains".
+std::string filtered_notice(const SampleFilter& filter, uint64_t kept, uint64_t total,
+                            const char* from) {
+  const double pct = total ? 100.0 * static_cast<double>(kept) / static_cast<double>(total) : 0;
+  return "filtered (" + filter.describe() + "): " + format_count(kept) + " of " +
+         format_count(total) + " samples (" + format_fixed(pct, pct < 10 ? 2 : 1) +
+         "%) kept, counted from the " + from + "; shares are of what remains";
+}
 
 // "1234 postgres (5,678), …": the values of one key, heaviest first, at most 8.
 std::string existing(const std::map<uint32_t, uint64_t>& counts,
@@ -207,10 +217,40 @@ TimeRange time_range_of(const Profile& p, const SampleSelection& sel) {
                           p.summary ? p.summary->duration_ns : 0);
 }
 
+// --tid and --cpu of a flat profile that stores its ThreadCounts: its
+// histogram made from them (thread_table_selection), for a view that needs
+// no time slices or peaks. false: this profile needs its records read.
+bool select_from_table(Profile& p, const std::string& path, const SampleSelection& sel,
+                       std::vector<std::string>& notes) {
+  if (sel.empty() || !sel.time.empty() || p.event_shown != 0 || !p.threads || !p.histogram ||
+      !p.histogram_usable()) {
+    return false;
+  }
+  const auto rows = p.threads->rows_of(*p.histogram);
+  if (!rows) return false;
+  SelectingSink::Seen seen;
+  Histogram h = thread_table_selection(*p.threads, *p.histogram, *rows, sel, seen);
+  if (seen.kept == 0) nothing_selected(sel, {}, seen, p.run.start_monotonic_ns, path);
+  p.histogram = std::move(h);
+  p.threads.reset();  // it counted the whole table
+  SampleFilter f;
+  f.records = sel;
+  std::string notice = filtered_notice(f, seen.kept, seen.total, "stored per-thread table");
+  if (p.off_cpu) {
+    p.off_cpu.reset();
+    notice += "; time off CPU is left out (" + sel.describe() + " does not slice it)";
+  }
+  p.run.notices.push_back(notice);
+  notes.push_back(std::move(notice));
+  return true;
+}
+
 // --tid, --cpu, --time (see load_filtered).
 void select_records(Profile& p, const std::string& path, const InputOptions& options,
-                    const SampleSelection& sel, std::vector<std::string>& notes) {
+                    const SampleSelection& sel, std::vector<std::string>& notes,
+                    bool slices_needed) {
   const std::string what = sel.empty() ? "--event " + p.run.event.name : sel.describe();
+  if (!slices_needed && select_from_table(p, path, sel, notes)) return;
   need_records(path, what);
   if (!p.histogram_usable()) {
     throw Error(path + " is cut short (its records counted again as read): " + what +
@@ -314,7 +354,7 @@ Profile load_input(const std::string& path, const InputOptions& options) {
   Profile p = load_unpicked(path, options, &recount);
   if (recount) {
     std::vector<std::string> notes;
-    select_records(p, path, options, {}, notes);
+    select_records(p, path, options, {}, notes, true);
   }
   return p;
 }
@@ -365,6 +405,18 @@ ElfResolverOptions resolver_options(const InputOptions& options) {
 
 Histogram record_key_table(const std::string& path, Profile& p, const SampleFilter& filter,
                            const InputOptions& options, RecordKey key, bool functions) {
+  // The stored table answers every key but --time (and another event's samples).
+  if (p.threads && filter.records.time.empty() && p.event_shown == 0 && p.histogram_usable()) {
+    const Histogram flat = p.histogram ? *p.histogram : leaf_histogram(*p.stacks);
+    if (const auto rows = p.threads->rows_of(flat)) {
+      uint64_t kept = 0, total = 0;
+      Histogram h =
+          thread_table_histogram(*p.threads, flat, *rows, key, functions, filter, &kept, &total);
+      if (!filter.empty())
+        p.run.notices.push_back(filtered_notice(filter, kept, total, "stored per-thread table"));
+      return h;
+    }
+  }
   // Names only where a row or a filter shows them.
   const bool named = functions || !filter.dsos.empty() || !filter.symbols.empty();
   RecordKeyCounter counter(key, p.run.recorder_pid, &filter, named);
@@ -382,12 +434,7 @@ Histogram record_key_table(const std::string& path, Profile& p, const SampleFilt
     }
   }
   if (!filter.empty()) {
-    const uint64_t kept = h.total_samples(), total = counter.seen();
-    const double pct = total ? 100.0 * static_cast<double>(kept) / static_cast<double>(total) : 0;
-    p.run.notices.push_back("filtered (" + filter.describe() + "): " + format_count(kept) + " of " +
-                            format_count(total) + " samples (" +
-                            format_fixed(pct, pct < 10 ? 2 : 1) +
-                            "%) kept, counted from the records; shares are of what remains");
+    p.run.notices.push_back(filtered_notice(filter, h.total_samples(), counter.seen(), "records"));
   }
   return h;
 }
@@ -401,16 +448,17 @@ void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter) {
 }
 
 Profile load_filtered(const std::string& path, const InputOptions& options,
-                      const SampleFilter& filter, std::vector<std::string>* notes) {
+                      const SampleFilter& filter, std::vector<std::string>* notes,
+                      bool slices_needed) {
   // The records are counted once: for --tid, --cpu or --time when given
   // (of the event picked), else for a picked event alone.
   bool recount = false;
   Profile p = load_unpicked(path, options, &recount);
   std::vector<std::string> added, event_notes;
   if (!filter.records.empty()) {
-    select_records(p, path, options, filter.records, added);
+    select_records(p, path, options, filter.records, added, slices_needed);
   } else if (recount) {
-    select_records(p, path, options, {}, event_notes);
+    select_records(p, path, options, {}, event_notes, true);
   }
   if (!filter.table_keys_empty()) {
     apply_filter(p, filter);

@@ -83,7 +83,11 @@ Histogram record_key_table(const std::string& path, Profile& p, const SampleFilt
 // --off-cpu views with --tid, --cpu or --time: refused (exit 2), the recorded
 // time off CPU is not sliced by them.
 void check_off_cpu_filter(bool off_cpu, const SampleFilter& filter);
+// `slices_needed` false (a report's table): --tid and --cpu of a flat
+// profile that stores its ThreadCounts are counted from them, without
+// reading the records, and its rows then keep no time slices or peaks.
 Profile load_filtered(const std::string& path, const InputOptions& options,
-                      const SampleFilter& filter, std::vector<std::string>* notes = nullptr);
+                      const SampleFilter& filter, std::vector<std::string>* notes = nullptr,
+                      bool slices_needed = true);
 
 }  // namespace kprof::cli

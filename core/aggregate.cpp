@@ -67,6 +67,7 @@ void AddressAggregator::on_mmap(const Mmap& m) {
 
 void AddressAggregator::on_comm(const Comm& c) {
   last_ = {};  // maps change (or may move)
+  if (counts_.threads) counts_.threads->on_comm(c);
   if (c.exec) maps_.erase(c.pid);
   // A process's name is its main thread's; other threads' names only stand in.
   auto [it, inserted] = counts_.comms.try_emplace(c.pid, c.comm);
@@ -74,7 +75,8 @@ void AddressAggregator::on_comm(const Comm& c) {
 }
 
 void AddressAggregator::on_fork(const Fork& f) {
-  last_ = {};                   // maps change (or may move)
+  last_ = {};  // maps change (or may move)
+  if (counts_.threads) counts_.threads->on_fork(f);
   if (f.pid == f.ppid) return;  // a new thread shares its process's maps
   // A forked process keeps its parent's name until it execs or renames
   // itself (postgres backends, forked by the postmaster): no COMM says so.
@@ -148,6 +150,7 @@ uint32_t AddressAggregator::count(const Sample& s) {
   ++c.samples;
   c.period += period;
   if (counts_.with_stacks) add_stack(s, key.mapping, period);
+  if (counts_.threads) counts_.threads->add(s, r.entry, period);
   return r.entry;
 }
 
@@ -417,6 +420,47 @@ Stacks build_stacks(const AddressCounts& counts, const AddressNames& names) {
 
 }  // namespace
 
+// counts.threads with each leaf, an entry of counts.counts, made the rank
+// of the row of `flat` its address is named in (several addresses of one
+// function merged), in (thread, cpu, leaf) order; none when an address is named
+// in no row.
+std::optional<ThreadCounts> name_thread_counts(const AddressCounts& counts,
+                                               const AddressNames& names, const Histogram& flat) {
+  // Each row's rank (ThreadCpuRow::leaf).
+  const std::vector<uint32_t> order = flat_order(flat);
+  std::map<std::tuple<std::string_view, std::string_view, Mode>, uint32_t> row_of;
+  for (uint32_t rank = 0; rank < order.size(); ++rank) {
+    const FunctionCount& r = flat.rows[order[rank]];
+    if (r.image < flat.images.size())
+      row_of[{flat.images[r.image].name, r.function, r.mode}] = rank;
+  }
+  std::vector<uint32_t> row_of_entry;
+  row_of_entry.reserve(counts.counts.size());
+  for (const auto& [key, c] : counts.counts) {
+    const AddressNames::Name n = names(key);
+    const auto row = row_of.find({n.image, n.function, key.mode});
+    if (row == row_of.end()) return std::nullopt;
+    row_of_entry.push_back(row->second);
+  }
+  ThreadCounts t = counts.threads->counts();
+  for (ThreadCpuRow& r : t.rows) r.leaf = row_of_entry.at(r.leaf);
+  std::sort(t.rows.begin(), t.rows.end(), [](const ThreadCpuRow& a, const ThreadCpuRow& b) {
+    return std::tie(a.thread, a.cpu, a.leaf) < std::tie(b.thread, b.cpu, b.leaf);
+  });
+  std::vector<ThreadCpuRow> merged;
+  for (const ThreadCpuRow& r : t.rows) {
+    if (!merged.empty() && merged.back().thread == r.thread && merged.back().cpu == r.cpu &&
+        merged.back().leaf == r.leaf) {
+      merged.back().samples += r.samples;
+      merged.back().period += r.period;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  t.rows = std::move(merged);
+  return t;
+}
+
 SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbols& kernel,
                                   UserSymbolResolver& user) {
   const AddressNames names(counts, kernel, user);
@@ -424,6 +468,7 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
   if (counts.with_stacks) {
     out.stacks = build_stacks(counts, names);
     out.histogram = leaf_histogram(*out.stacks);
+    if (counts.threads) out.threads = name_thread_counts(counts, names, out.histogram);
     return out;
   }
   HistogramBuilder h;
@@ -439,6 +484,7 @@ SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbo
     ++entry;
   }
   out.histogram = h.take();
+  if (counts.threads) out.threads = name_thread_counts(counts, names, out.histogram);
   return out;
 }
 

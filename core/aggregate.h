@@ -31,6 +31,7 @@
 #include "core/kernel_symbols.h"
 #include "core/model.h"
 #include "core/stacks.h"
+#include "core/thread_counts.h"
 #include "core/time_slices.h"
 
 namespace kprof {
@@ -83,6 +84,9 @@ struct AddressCounts {
   std::vector<Key> frames;
   std::unordered_map<StackKey, Counts, StackKeyHash> stacks;
   boost::container::flat_map<uint32_t, std::string> comms;  // pid -> its name, as last seen
+  // count_threads(): the samples per thread and CPU, each leaf an entry
+  // number of `counts` (symbolize_counts makes them flat rows).
+  std::optional<ThreadTally> threads;
 };
 
 class AddressAggregator : public RecordSink {
@@ -128,6 +132,9 @@ class AddressAggregator : public RecordSink {
   // up to the CPU time used even where the timer's samples came late. From
   // the first switch on: records without any cost nothing.
   void weigh_by_cpu_time() { weigh_ = true; }
+  // Also count the samples per thread and CPU (counts().threads), for the
+  // profile's ThreadCounts table (core/thread_counts.h).
+  void count_threads() { counts_.threads.emplace(); }
   void on_sample(const Sample& s) override { count(s); }
   // on_sample's work; returns the entry of counts().counts the sample's leaf
   // was counted in, or kNotCounted (not a CPU sample, or left out).
@@ -259,9 +266,12 @@ class AddressNames {
 // The histogram and, for counts with_stacks, the stacks, every distinct
 // address named once: one resolve() call per mapping for leaf and caller ips
 // together. With stacks the histogram is their leaf_histogram().
+// With counts.threads, their table with each leaf made the histogram's row
+// it is named in.
 struct SymbolizedCounts {
   Histogram histogram;
   std::optional<Stacks> stacks;
+  std::optional<ThreadCounts> threads;
 };
 SymbolizedCounts symbolize_counts(const AddressCounts& counts, const KernelSymbols& kernel,
                                   UserSymbolResolver& user);

@@ -37,6 +37,8 @@ const char* chunk_type_name(uint16_t type) {
       return "off-cpu";
     case ChunkType::Unwind:
       return "unwind";
+    case ChunkType::ThreadCounts:
+      return "thread counts";
   }
   return "unknown";
 }

@@ -6,7 +6,8 @@
 //
 // A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
 // HistogramColumns (Histogram in older files; or, for a -g recording,
-// Stacks: its flat table is their leaves, core/stacks.h), End. The Kallsyms
+// Stacks: its flat table is their leaves, core/stacks.h), ThreadCounts (the
+// flat table's samples per thread and CPU), End. The Kallsyms
 // chunk is left out at the start when this boot's cache holds the snapshot
 // (RunInfo::kallsyms_digest); one Kallsyms chunk of the lines the samples
 // need then comes before Histogram (core/kallsyms_subset.h). Readers take
@@ -63,6 +64,7 @@ enum class ChunkType : uint16_t {
   SyscallCounts = 12,     // SyscallCounts (core/syscall_counts.h): calls counted while sampled
   OffCpu = 13,            // OffCpu (core/off_cpu.h): time off CPU, from the context switches
   Unwind = 14,            // UnwindStats (core/unwind_stats.h): how DWARF-unwound stacks ended
+  ThreadCounts = 15,      // ThreadCounts (core/thread_counts.h): samples per thread and CPU
 };
 const char* chunk_type_name(uint16_t type);
 

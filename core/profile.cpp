@@ -73,6 +73,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
     if (!agg) {
       agg.emplace(p.run.event.callchains, !options.count_records);
       agg->leave_out(p.run.recorder_pid);
+      if (options.count_records) agg->count_threads();            // for kprof symbolize to store
       if (is_clock_event(p.run.event)) agg->weigh_by_cpu_time();  // as kprof record does
     }
     decode(c, *agg);
@@ -99,6 +100,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
       case ChunkType::SyscallCounts:
       case ChunkType::OffCpu:
       case ChunkType::Unwind:
+      case ChunkType::ThreadCounts:
         return options.tables;
       default:
         return false;
@@ -126,9 +128,14 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         break;
       case ChunkType::Histogram:
         p.histogram = decode_histogram(c.payload);
+        p.threads.reset();  // a table indexes the flat table written before it
         break;
       case ChunkType::HistogramColumns:
         p.histogram = decode_histogram_columns(c.payload);
+        p.threads.reset();
+        break;
+      case ChunkType::ThreadCounts:
+        p.threads = decode_thread_counts(c.payload);
         break;
       case ChunkType::Environment:
         p.environment = decode_environment(c.payload);
@@ -144,6 +151,7 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         p.unwind = decode_unwind_stats(c.payload);
         break;
       case ChunkType::Stacks:
+        p.threads.reset();
         p.stacks = decode_stacks(c.payload);
         mend_broken_chains(*p.stacks);  // files written before it was done at symbolization
         break;

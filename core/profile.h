@@ -19,6 +19,7 @@
 #include "core/profile_reader.h"
 #include "core/stacks.h"
 #include "core/syscall_counts.h"
+#include "core/thread_counts.h"
 #include "core/unwind_stats.h"
 
 namespace kprof {
@@ -43,7 +44,7 @@ struct LoadOptions {
   bool count_records = false;
   // false: the run information, kallsyms and modules only; the tables
   // (Histogram, Stacks, Summary's scores aside, Environment, SyscallCounts,
-  // OffCpu, Unwind) are left undecoded and a file cut short is not counted:
+  // OffCpu, Unwind, ThreadCounts) are left undecoded and a file cut short is not counted:
   // for a reader of the records alone (kprof script).
   bool tables = true;
   // false: the kernel's symbols (Kallsyms, Modules) are not read either, for
@@ -64,6 +65,9 @@ struct Profile {
   std::optional<SyscallCounts> syscalls;   // absent: not counted (record without --syscalls)
   std::optional<OffCpu> off_cpu;           // absent: not recorded (record without --off-cpu)
   std::optional<UnwindStats> unwind;       // absent: not unwound (no --call-graph dwarf)
+  // The flat table's samples per thread and CPU (core/thread_counts.h);
+  // absent in older files and imports, and when a flat table came after it.
+  std::optional<ThreadCounts> threads;
   // Which of the run's events the tables count: 0 the first (what the file's
   // tables hold), k the run's more_events[k - 1] as the file has them, chosen
   // by --event and counted again from the records (cli/inputs.h). run.event

@@ -151,6 +151,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
         return found;
       });
   AddressAggregator agg(p.run.event.callchains);
+  if (out) agg.count_threads();  // kprof import: the .kprof keeps its ThreadCounts
   ImportSink sink(agg, out ? &*out : nullptr);
   // perf record --call-graph dwarf: its stack copies unwound on the way in
   // (unwind/unwinder.h), as kprof's own are when recording ends.
@@ -177,6 +178,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
   const KernelSymbols ks = KernelSymbols::parse(p.kallsyms, p.modules);
   ProfileSymbols named = symbolize_profile(counts, ks, nullptr, elf);
   for (const std::string& w : named.warnings) p.run.notices.push_back(w);
+  p.threads = std::move(named.threads);
   if (named.stacks) {
     p.stacks = std::move(named.stacks);
   } else {

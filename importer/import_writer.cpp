@@ -36,6 +36,7 @@ void ImportWriter::finish(const Profile& p) {
   ProfileSymbols stored;
   stored.histogram = p.histogram ? *p.histogram : Histogram{};
   stored.stacks = p.stacks;
+  stored.threads = p.threads;
   write_profile_symbols(out_, stored);
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "core/aggregate.h"
 #include "core/error.h"
 #include "report/canonical.h"
 #include "report/table.h"
@@ -165,6 +166,37 @@ std::pair<uint64_t, uint64_t> filter_stacks(Stacks& s, const SampleFilter& f,
   return {kept, total};
 }
 
+// --comm and --pid on a flat table `h` through its per-thread table
+// (ThreadCounts::rows_of gave `by_rank`): each row left with the samples of
+// the processes kept (and --dso / --symbol's leaves), none of its time
+// slices or peak (they are not per thread); rows left with none dropped.
+std::pair<uint64_t, uint64_t> filter_by_threads(Histogram& h, const ThreadCounts& t,
+                                                const std::vector<uint32_t>& by_rank,
+                                                const SampleFilter& f, std::vector<Key>& keys) {
+  std::vector<Counts> left(h.rows.size());
+  uint64_t kept = 0, total = 0;
+  for (const ThreadCpuRow& r : t.rows) {
+    total += r.samples;
+    const CountedThread& th = t.threads[r.thread];  // rows_of checked the indices
+    const uint32_t row = by_rank[r.leaf];
+    const StackProcess process{th.pid, th.name};
+    const FunctionCount& leaf = h.rows[row];
+    if (keep(keys, f, &process, image_name(h.images, leaf.image), leaf.function, r.samples, true)) {
+      kept += r.samples;
+      left[row].samples += r.samples;
+      left[row].period += r.period;
+    }
+  }
+  std::vector<FunctionCount> rows;
+  for (size_t i = 0; i < h.rows.size(); ++i) {
+    if (left[i].samples == 0) continue;
+    const FunctionCount& r = h.rows[i];
+    rows.push_back({r.image, r.function, r.mode, left[i].samples, left[i].period});
+  }
+  h.rows = std::move(rows);
+  return {kept, total};
+}
+
 std::string share_text(uint64_t kept, uint64_t total) {
   const double pct = total ? 100.0 * static_cast<double>(kept) / static_cast<double>(total) : 0;
   return format_count(kept) + " of " + format_count(total) + " samples (" +
@@ -225,24 +257,29 @@ void apply_filter(Profile& p, const SampleFilter& f) {
   if (p.stacks) {
     std::tie(kept, total) = filter_stacks(*p.stacks, f, keys, true);
   } else if (p.histogram) {
-    if (!f.comms.empty() || !f.pids.empty()) {
-      throw Error(p.path + " is a flat profile: its rows do not keep the process, so " +
-                      (f.comms.empty() ? "--pid" : "--comm") +
-                      " cannot pick samples; record with -g (its stacks keep each sample's "
-                      "process), or filter by --dso / --symbol",
-                  2);
-    }
     Histogram& h = *p.histogram;
-    std::vector<FunctionCount> rows;
-    for (FunctionCount& r : h.rows) {
-      total += r.samples;
-      const std::string& image = image_name(h.images, r.image);
-      if (keep(keys, f, nullptr, image, r.function, r.samples, true)) {
-        kept += r.samples;
-        rows.push_back(std::move(r));
+    if (!f.comms.empty() || !f.pids.empty()) {
+      const auto by_rank = p.threads ? p.threads->rows_of(h) : std::nullopt;
+      if (!by_rank) {
+        throw Error(p.path + " is a flat profile without a per-thread table (written before " +
+                        "kprof stored one, or imported from a listing), so " +
+                        (f.comms.empty() ? "--pid" : "--comm") +
+                        " cannot pick samples; record it again, or filter by --dso / --symbol",
+                    2);
       }
+      std::tie(kept, total) = filter_by_threads(h, *p.threads, *by_rank, f, keys);
+    } else {
+      std::vector<FunctionCount> rows;
+      for (FunctionCount& r : h.rows) {
+        total += r.samples;
+        const std::string& image = image_name(h.images, r.image);
+        if (keep(keys, f, nullptr, image, r.function, r.samples, true)) {
+          kept += r.samples;
+          rows.push_back(std::move(r));
+        }
+      }
+      h.rows = std::move(rows);
     }
-    h.rows = std::move(rows);
   }
   if (kept == 0) nothing_matches(keys, total, p.path);
   std::string notice =
@@ -259,6 +296,7 @@ void apply_filter(Profile& p, const SampleFilter& f) {
     notice += "; off CPU " + share_text(off_kept, off_total);
   }
   p.run.notices.push_back(std::move(notice));
+  p.threads.reset();  // it counts the table before the filter
 }
 
 }  // namespace kprof

@@ -10,8 +10,10 @@
 //   function a sample hit) lies in the image / is the function. Its off-CPU
 //   stacks are filtered alike.
 // - a flat profile (Histogram rows carry image and function, not the
-//   process): --dso and --symbol only; --comm and --pid are refused (exit 2)
-//   naming how to record a profile that keeps processes (-g).
+//   process): --dso and --symbol by its rows; --comm (the thread's name, as
+//   perf's) and --pid through its per-thread table (core/thread_counts.h),
+//   which leaves the rows without time slices or peaks; a profile without
+//   one (older files, listings) refuses them (exit 2).
 // - a profile cut short (its records counted again when read): refused
 //   (exit 2): `kprof symbolize` it first.
 // Values: --comm a process name (comm), --pid a number, --dso an image's

@@ -149,6 +149,23 @@ void add_syscalls(TextTable& t, const std::optional<SyscallCounts>& c) {
   if (!list.empty()) t.add_row({"most made:", list});
 }
 
+// The per-thread table (core/thread_counts.h): what it holds, and what reads it.
+void add_threads(TextTable& t, const std::optional<ThreadCounts>& threads) {
+  if (!threads) {
+    t.add_row({"per thread:",
+               "no table (older files, imports of listings): --sort tid|cpu, "
+               "--tid and --cpu read the records"});
+    return;
+  }
+  std::set<uint32_t> tids, cpus;
+  for (const CountedThread& th : threads->threads) tids.insert(th.tid);
+  for (const ThreadCpuRow& r : threads->rows) cpus.insert(r.cpu);
+  t.add_row({"per thread:", format_count(tids.size()) + " threads on " + format_count(cpus.size()) +
+                                " CPUs, " + format_count(threads->rows.size()) +
+                                " (thread, CPU, function) counts: --sort tid|cpu|comm|pid, "
+                                "--tid, --cpu, --comm and --pid read them"});
+}
+
 // Off-CPU time (core/off_cpu.h): switches, threads and where the time went.
 void add_off_cpu(TextTable& t, const std::optional<OffCpu>& o) {
   if (!o) {
@@ -211,6 +228,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   add_environment(t, p.environment);
   add_syscalls(t, p.syscalls);
   add_off_cpu(t, p.off_cpu);
+  add_threads(t, p.threads);
   if (p.unwind) t.add_row({"unwinding:", unwind_notice(*p.unwind)});
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});

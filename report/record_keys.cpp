@@ -1,11 +1,22 @@
 #include "report/record_keys.h"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "core/error.h"
 
 namespace kprof {
+namespace {
+
+[[noreturn]] void throw_nothing_left(const SampleFilter* f) {
+  throw Error("no sample is left to count" +
+                  (f != nullptr && !f->empty() ? " after " + f->describe() : std::string()),
+              1);
+}
+
+}  // namespace
 
 size_t RecordKeyCounter::PairHash::operator()(uint64_t k) const noexcept {
   k ^= k >> 29;  // splitmix64's finaliser: the map indexes by the low bits
@@ -82,11 +93,89 @@ Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymb
     h.rows[it->second].samples += c.samples;
     h.rows[it->second].period += c.period;
   });
-  if (h.rows.empty()) {
-    throw Error("no sample is left to count" +
-                    (f != nullptr && !f->empty() ? " after " + f->describe() : std::string()),
-                1);
+  if (h.rows.empty()) throw_nothing_left(f);
+  return h;
+}
+
+Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& flat,
+                                 std::span<const uint32_t> rows, RecordKey key, bool functions,
+                                 const SampleFilter& filter, uint64_t* kept, uint64_t* total) {
+  const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // Whether each thread passes --tid, --comm and --pid, each leaf --dso and --symbol.
+  std::vector<uint8_t> thread_kept(threads.threads.size()), leaf_kept(rows.size());
+  for (size_t i = 0; i < threads.threads.size(); ++i) {
+    const CountedThread& t = threads.threads[i];
+    thread_kept[i] = in(filter.records.tids, t.tid) && keeps_process(filter, t.pid, t.name);
   }
+  static const std::string kUnknown = "[unknown]";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const FunctionCount& r = flat.rows.at(rows[i]);
+    const std::string& image = r.image < flat.images.size() ? flat.images[r.image].name : kUnknown;
+    leaf_kept[i] = keeps_leaf(filter, image, r.function);
+  }
+  Histogram h;
+  std::map<uint32_t, uint32_t> label_of;  // tid or cpu -> index into h.images
+  std::map<std::tuple<uint32_t, std::string_view, Mode>, size_t> row_of;
+  *kept = *total = 0;
+  for (const ThreadCpuRow& r : threads.rows) {
+    *total += r.samples;
+    if (r.thread >= thread_kept.size() || r.leaf >= leaf_kept.size()) continue;  // rows_of
+    if (!thread_kept[r.thread] || !leaf_kept[r.leaf] || !in(filter.records.cpus, r.cpu)) continue;
+    *kept += r.samples;
+    const CountedThread& t = threads.threads[r.thread];
+    const uint32_t id = key == RecordKey::Tid ? t.tid : r.cpu;
+    auto [label, fresh_label] = label_of.try_emplace(id, h.images.size());
+    if (fresh_label) {
+      h.images.push_back({key == RecordKey::Cpu
+                              ? "cpu " + std::to_string(r.cpu)
+                              : std::to_string(t.tid) + " " + (t.name.empty() ? "?" : t.name),
+                          ""});
+    }
+    const FunctionCount& leaf = flat.rows[rows[r.leaf]];
+    const std::string_view function = functions ? std::string_view(leaf.function) : "";
+    const Mode mode = functions ? leaf.mode : Mode::Unknown;
+    auto [row, fresh] = row_of.try_emplace({label->second, function, mode}, h.rows.size());
+    if (fresh) h.rows.push_back({label->second, std::string(function), mode, 0, 0});
+    h.rows[row->second].samples += r.samples;
+    h.rows[row->second].period += r.period;
+  }
+  if (h.rows.empty()) throw_nothing_left(&filter);
+  return h;
+}
+
+Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& flat,
+                                 std::span<const uint32_t> rows, const SampleSelection& selection,
+                                 SelectingSink::Seen& seen) {
+  const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::vector<Counts> kept(flat.rows.size());
+  seen = {};
+  for (const ThreadCpuRow& r : threads.rows) {
+    if (r.thread >= threads.threads.size() || r.leaf >= rows.size()) continue;  // rows_of
+    const CountedThread& t = threads.threads[r.thread];
+    seen.total += r.samples;
+    seen.tids[t.tid] += r.samples;
+    seen.cpus[r.cpu] += r.samples;
+    seen.names[t.tid] = t.name;  // the last name (threads are in order of first sample)
+    if (!in(selection.tids, t.tid) || !in(selection.cpus, r.cpu)) continue;
+    seen.kept += r.samples;
+    Counts& c = kept[rows[r.leaf]];
+    c.samples += r.samples;
+    c.period += r.period;
+  }
+  Histogram h;
+  h.images = flat.images;
+  for (size_t i = 0; i < flat.rows.size(); ++i) {
+    if (kept[i].samples == 0) continue;
+    const FunctionCount& r = flat.rows[i];
+    h.rows.push_back({r.image, r.function, r.mode, kept[i].samples, kept[i].period});
+  }
+  std::stable_sort(
+      h.rows.begin(), h.rows.end(),
+      [](const FunctionCount& a, const FunctionCount& b) { return a.samples > b.samples; });
   return h;
 }
 

@@ -25,6 +25,8 @@
 #include "core/dense_hash_map.h"
 #include "core/kernel_symbols.h"
 #include "core/model.h"
+#include "core/sample_selection.h"
+#include "core/thread_counts.h"
 #include "core/thread_names.h"
 #include "report/filter.h"
 
@@ -94,5 +96,26 @@ void RecordKeyCounter::for_each(F f) const {
 // Throws kprof::Error (exit 1) when no sample is left to count.
 Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymbols& kernel,
                                UserSymbolResolver& user, bool functions);
+
+// The same Histogram from a profile's stored ThreadCounts (core/thread_counts.h),
+// no record read: `flat` is the flat table they count and `rows` its rows
+// by leaf rank (ThreadCounts::rows_of), whose names the rows take. Every filter of `filter` applies
+// (--tid and --cpu to the rows, --comm and --pid by each thread's name and process, --dso and
+// --symbol by the leaf); *kept and *total get the samples kept and the
+// profile's. Throws kprof::Error (exit 1) when no sample is left.
+Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& flat,
+                                 std::span<const uint32_t> rows, RecordKey key, bool functions,
+                                 const SampleFilter& filter, uint64_t* kept, uint64_t* total);
+
+// --tid and --cpu on a flat profile from its stored ThreadCounts: `flat`
+// with each row's samples and period those of the threads and CPUs
+// `selection` keeps (its --time must be empty), rows left with none
+// dropped. The rows keep no time slices and no peak address (both need the
+// samples' order: read the records for them). `seen` gets what the table
+// holds, as a SelectingSink would have seen it, for the notice and the error
+// that names what exists when nothing is kept.
+Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& flat,
+                                 std::span<const uint32_t> rows, const SampleSelection& selection,
+                                 SelectingSink::Seen& seen);
 
 }  // namespace kprof

@@ -81,11 +81,13 @@ ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbol
   ProfileSymbols out;
   out.histogram = std::move(named.histogram);
   out.stacks = std::move(named.stacks);
+  out.threads = std::move(named.threads);
   out.warnings = resolver.elf.warnings();
   // Names are kept for the flat histogram only: a -g profile's stacks (and
   // the histogram they make) keep "[unknown]" for an image that changed.
   if (previous && !out.stacks) {
     out.kept_images = keep_old_names(out.histogram, *previous, resolver.untrusted);
+    if (!out.kept_images.empty()) out.threads.reset();  // its leaves index the rows replaced
   }
   return out;
 }
@@ -97,6 +99,10 @@ void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols)
   } else {
     writer.write_chunk(ChunkType::HistogramColumns, encode_histogram_columns(symbols.histogram),
                        true, kZstdSmall);
+  }
+  if (symbols.threads) {
+    writer.write_chunk(ChunkType::ThreadCounts, encode_thread_counts(*symbols.threads), true,
+                       kZstdSmall);
   }
   writer.write_end();
 }

@@ -22,13 +22,17 @@
 #include "core/model.h"
 #include "core/profile_writer.h"
 #include "core/stacks.h"
+#include "core/thread_counts.h"
 #include "symbolizer/elf_resolver.h"
 
 namespace kprof {
 
 struct ProfileSymbols {
   Histogram histogram;
-  std::optional<Stacks> stacks;          // only when the records held call chains
+  std::optional<Stacks> stacks;  // only when the records held call chains
+  // The flat table's samples per thread and CPU, when the counts had them
+  // (AddressAggregator::count_threads) and no image kept older names.
+  std::optional<ThreadCounts> threads;
   std::vector<std::string> warnings;     // one line each: files gone, unreadable or changed
   std::vector<std::string> kept_images;  // images whose names came from `previous`
 };
@@ -45,7 +49,8 @@ ProfileSymbols symbolize_profile(const AddressCounts& counts, const KernelSymbol
                                  const Histogram* previous, ElfResolver& elf);
 
 // Writes the Stacks (a -g profile: its flat table is their leaves) or else
-// the Histogram (a HistogramColumns chunk), then End.
+// the Histogram (a HistogramColumns chunk), then the ThreadCounts that index
+// it, then End.
 void write_profile_symbols(ProfileWriter& writer, const ProfileSymbols& symbols);
 
 }  // namespace kprof

@@ -1,12 +1,15 @@
 // --sort tid / cpu (report/record_keys.h) on records made in code: one row
 // per thread (named as perf names it) or CPU, or per (thread, leaf
-// function); kprof's own samples left out; the filters.
+// function); kprof's own samples left out; the filters. The same tables
+// from a profile's stored per-thread table (thread_table_histogram) must
+// equal those counted from the records, and so must --tid / --cpu's.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/aggregate.h"
 #include "core/error.h"
 #include "core/kernel_symbols.h"
 #include "report/record_keys.h"
@@ -54,6 +57,38 @@ void replay(RecordSink& sink) {
   sink.on_sample(sample(0, 0, kKernel, Mode::Kernel));  // the idle task: no COMM record
 }
 
+// The profile kprof record would store for replay(): its flat table and
+// per-thread table.
+SymbolizedCounts recorded() {
+  AddressAggregator agg;
+  agg.leave_out(99);
+  agg.count_threads();
+  replay(agg);
+  const KernelSymbols kernel = KernelSymbols::parse("ffffffff81001000 T do_syscall_64\n", "");
+  OffsetNames user;
+  SymbolizedCounts named = symbolize_counts(agg.counts(), kernel, user);
+  EXPECT_TRUE(named.threads);
+  return named;
+}
+
+// rows() from the stored tables instead of the records.
+std::map<std::string, uint64_t> stored_rows(RecordKey key, bool functions,
+                                            const SampleFilter* filter) {
+  const SymbolizedCounts named = recorded();
+  const auto ranks = named.threads->rows_of(named.histogram);
+  EXPECT_TRUE(ranks);
+  uint64_t kept = 0, total = 0;
+  const Histogram h =
+      thread_table_histogram(*named.threads, named.histogram, *ranks, key, functions,
+                             filter ? *filter : SampleFilter{}, &kept, &total);
+  EXPECT_EQ(total, 7u);  // every sample but kprof's own
+  std::map<std::string, uint64_t> out;
+  for (const FunctionCount& r : h.rows) {
+    out[h.images.at(r.image).name + "|" + r.function] += r.samples;
+  }
+  return out;
+}
+
 // Rows as "LABEL|FUNCTION" -> samples.
 std::map<std::string, uint64_t> rows(RecordKey key, bool functions,
                                      const SampleFilter* filter = nullptr) {
@@ -65,6 +100,9 @@ std::map<std::string, uint64_t> rows(RecordKey key, bool functions,
   std::map<std::string, uint64_t> out;
   for (const FunctionCount& r : h.rows)
     out[h.images.at(r.image).name + "|" + r.function] += r.samples;
+  if (!filter || filter->records.empty()) {
+    EXPECT_EQ(out, stored_rows(key, functions, filter)) << "the stored table disagrees";
+  }
   return out;
 }
 
@@ -122,6 +160,42 @@ TEST(RecordKeys, FiltersByProcessImageAndFunction) {
     EXPECT_EQ(e.exit_code(), 1);
     EXPECT_NE(std::string(e.what()).find("--comm postgres"), std::string::npos) << e.what();
   }
+}
+
+TEST(RecordKeys, StoredTableAnswersTidAndCpuFilters) {
+  const SymbolizedCounts named = recorded();
+  const auto ranks = named.threads->rows_of(named.histogram);
+  ASSERT_TRUE(ranks);
+  // --sort cpu --tid 10: thread 10's samples on each CPU.
+  SampleFilter tid;
+  tid.records.tids = {10};
+  uint64_t kept = 0, total = 0;
+  const Histogram by_cpu = thread_table_histogram(*named.threads, named.histogram, *ranks,
+                                                  RecordKey::Cpu, false, tid, &kept, &total);
+  EXPECT_EQ(kept, 4u);
+  std::map<std::string, uint64_t> got;
+  for (const FunctionCount& r : by_cpu.rows) got[by_cpu.images.at(r.image).name] += r.samples;
+  EXPECT_EQ(got, (std::map<std::string, uint64_t>{{"cpu 0", 3}, {"cpu 1", 1}}));
+  // --cpu 1 on the flat table: each function's samples on CPU 1, counted as
+  // a SelectingSink counts what it sees.
+  SampleSelection cpu1;
+  cpu1.cpus = {1};
+  SelectingSink::Seen seen;
+  const Histogram h = thread_table_selection(*named.threads, named.histogram, *ranks, cpu1, seen);
+  std::map<std::string, uint64_t> functions;
+  for (const FunctionCount& r : h.rows) {
+    functions[r.function] += r.samples;
+    EXPECT_TRUE(r.slices.empty());
+    EXPECT_EQ(r.peak_samples, 0u);
+  }
+  EXPECT_EQ(functions,
+            (std::map<std::string, uint64_t>{{"low", 1}, {"high", 1}, {"do_syscall_64", 1}}));
+  EXPECT_EQ(seen.total, 7u);
+  EXPECT_EQ(seen.kept, 3u);
+  EXPECT_EQ(seen.cpus, (std::map<uint32_t, uint64_t>{{0, 4}, {1, 3}}));
+  EXPECT_EQ(seen.tids.at(10), 4u);
+  EXPECT_EQ(seen.names.at(11), "app");
+  EXPECT_EQ(seen.names.at(0), "swapper");
 }
 
 }  // namespace

@@ -408,11 +408,21 @@ TEST(Info, ShowsEveryKeyField) {
       {"functions", "9"},
       {"score tps", "1234.500000"},
       {"notice", "perf_event_paranoid=2: kernel samples need root"},
+      {"per thread", "no table (older files, imports of listings): --sort tid|cpu, --tid and "
+                     "--cpu read the records"},
   };
   for (const auto& [key, value] : want) {
     EXPECT_EQ(info_value(text, key), value) << "key '" << key << "' in:\n" << text;
   }
   EXPECT_GOLDEN("info.txt", text);
+  // A recording's table: its threads and CPUs counted.
+  p.threads = ThreadCounts{{{1, 1, "a"}, {2, 1, "a"}, {2, 1, "b"}},
+                           {{0, 0, 0, 5, 5}, {1, 3, 0, 1, 1}, {2, 3, 1, 1, 1}}};
+  std::ostringstream with;
+  write_info(with, p, hist, chunk_counts(p.status));
+  EXPECT_EQ(info_value(with.str(), "per thread"),
+            "2 threads on 2 CPUs, 3 (thread, CPU, function) counts: --sort tid|cpu|comm|pid, "
+            "--tid, --cpu, --comm and --pid read them");
 }
 
 TEST(Info, CutShortFile) {
