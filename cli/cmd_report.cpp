@@ -237,13 +237,17 @@ int cmd_report(int argc, char** argv) {
                            by_process.by == ProcessSort::By::Tid ? RecordKey::Tid : RecordKey::Cpu,
                            by_process.functions);
     } else if (by_process.by != ProcessSort::By::None) {
-      if (!hist.stacks) {
-        throw Error("--sort " + sort + ": " + file +
-                        " keeps no processes (a flat profile): record with -g, whose stacks "
-                        "keep each sample's process",
-                    2);
+      if (hist.stacks) {
+        hist.histogram = process_histogram(*hist.stacks, by_process);
+      } else {
+        // A flat profile keeps its processes in its per-thread table, which
+        // takes every filter itself: read from the file as it is.
+        Profile whole = load_input(file, input);
+        hist.histogram = record_key_table(
+            file, whole, filter, input,
+            by_process.by == ProcessSort::By::Pid ? RecordKey::Pid : RecordKey::Comm,
+            by_process.functions);
       }
-      hist.histogram = process_histogram(*hist.stacks, by_process);
     }
     if (!csv.empty()) {
       write_csv_file(csv, [&](std::ostream& o) {

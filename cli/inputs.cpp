@@ -229,10 +229,11 @@ bool select_from_table(Profile& p, const std::string& path, const SampleSelectio
   const auto rows = p.threads->rows_of(*p.histogram);
   if (!rows) return false;
   SelectingSink::Seen seen;
-  Histogram h = thread_table_selection(*p.threads, *p.histogram, *rows, sel, seen);
+  ThreadCounts left;
+  Histogram h = thread_table_selection(*p.threads, *p.histogram, *rows, sel, seen, &left);
   if (seen.kept == 0) nothing_selected(sel, {}, seen, p.run.start_monotonic_ns, path);
   p.histogram = std::move(h);
-  p.threads.reset();  // it counted the whole table
+  p.threads = std::move(left);  // for --comm and --pid after
   SampleFilter f;
   f.records = sel;
   std::string notice = filtered_notice(f, seen.kept, seen.total, "stored per-thread table");
@@ -248,7 +249,7 @@ bool select_from_table(Profile& p, const std::string& path, const SampleSelectio
 // --tid, --cpu, --time (see load_filtered).
 void select_records(Profile& p, const std::string& path, const InputOptions& options,
                     const SampleSelection& sel, std::vector<std::string>& notes,
-                    bool slices_needed) {
+                    bool slices_needed, bool threads_needed = false) {
   const std::string what = sel.empty() ? "--event " + p.run.event.name : sel.describe();
   if (!slices_needed && select_from_table(p, path, sel, notes)) return;
   need_records(path, what);
@@ -277,6 +278,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
   AddressAggregator agg(p.run.event.callchains);
   agg.leave_out(p.run.recorder_pid);
   if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
+  if (threads_needed) agg.count_threads();  // for --comm and --pid of a flat profile after
   const TimeRange range = time_range_of(p, sel);
   SelectingSink sink(agg, sel, range, p.event_shown);
   // Stack copies still in the file (--keep-stacks, or cut short) are
@@ -308,6 +310,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
     p.histogram = std::move(named.histogram);
     p.stacks.reset();
   }
+  p.threads = std::move(named.threads);  // none unless threads_needed
   const double pct = 100.0 * static_cast<double>(seen.kept) / static_cast<double>(seen.total);
   std::string notice =
       sel.empty()
@@ -417,6 +420,17 @@ Histogram record_key_table(const std::string& path, Profile& p, const SampleFilt
       return h;
     }
   }
+  if (key == RecordKey::Pid || key == RecordKey::Comm) {
+    throw Error(
+        std::string("--sort ") + (key == RecordKey::Pid ? "pid" : "comm") + ": " + path +
+            (p.threads ? " keeps its processes in a per-thread table that " +
+                             (!filter.records.time.empty() ? "--time does not slice"
+                                                           : std::string("--event does not count"))
+                       : std::string(" keeps no processes (a flat profile from an older "
+                                     "kprof, or an import)")) +
+            ": record with -g, whose stacks keep each sample's process",
+        2);
+  }
   // Names only where a row or a filter shows them.
   const bool named = functions || !filter.dsos.empty() || !filter.symbols.empty();
   RecordKeyCounter counter(key, p.run.recorder_pid, &filter, named);
@@ -456,7 +470,8 @@ Profile load_filtered(const std::string& path, const InputOptions& options,
   Profile p = load_unpicked(path, options, &recount);
   std::vector<std::string> added, event_notes;
   if (!filter.records.empty()) {
-    select_records(p, path, options, filter.records, added, slices_needed);
+    select_records(p, path, options, filter.records, added, slices_needed,
+                   !filter.comms.empty() || !filter.pids.empty());
   } else if (recount) {
     select_records(p, path, options, {}, event_notes, true);
   }

@@ -115,8 +115,18 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
     const std::string& image = r.image < flat.images.size() ? flat.images[r.image].name : kUnknown;
     leaf_kept[i] = keeps_leaf(filter, image, r.function);
   }
+  // --sort pid names a process as its main thread was last named (else as
+  // its first thread seen); --sort comm, as perf, by each thread's name.
+  std::map<uint32_t, const std::string*> process_name;
+  std::map<std::string_view, uint32_t> comm_id;
+  for (const CountedThread& t : threads.threads) {
+    auto [it, fresh] = process_name.try_emplace(t.pid, &t.name);
+    if (!fresh && t.tid == t.pid) it->second = &t.name;  // its main thread's latest name
+    comm_id.try_emplace(t.name, static_cast<uint32_t>(comm_id.size()));
+  }
+  const auto nonempty = [](const std::string& s) { return s.empty() ? std::string("?") : s; };
   Histogram h;
-  std::map<uint32_t, uint32_t> label_of;  // tid or cpu -> index into h.images
+  std::map<uint32_t, uint32_t> label_of;  // tid, cpu, pid or comm -> index into h.images
   std::map<std::tuple<uint32_t, std::string_view, Mode>, size_t> row_of;
   *kept = *total = 0;
   for (const ThreadCpuRow& r : threads.rows) {
@@ -125,13 +135,28 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
     if (!thread_kept[r.thread] || !leaf_kept[r.leaf] || !in(filter.records.cpus, r.cpu)) continue;
     *kept += r.samples;
     const CountedThread& t = threads.threads[r.thread];
-    const uint32_t id = key == RecordKey::Tid ? t.tid : r.cpu;
+    const uint32_t id = key == RecordKey::Tid   ? t.tid
+                        : key == RecordKey::Cpu ? r.cpu
+                        : key == RecordKey::Pid ? t.pid
+                                                : comm_id.at(t.name);
     auto [label, fresh_label] = label_of.try_emplace(id, h.images.size());
     if (fresh_label) {
-      h.images.push_back({key == RecordKey::Cpu
-                              ? "cpu " + std::to_string(r.cpu)
-                              : std::to_string(t.tid) + " " + (t.name.empty() ? "?" : t.name),
-                          ""});
+      std::string name;
+      switch (key) {
+        case RecordKey::Tid:
+          name = std::to_string(t.tid) + " " + nonempty(t.name);
+          break;
+        case RecordKey::Cpu:
+          name = "cpu " + std::to_string(r.cpu);
+          break;
+        case RecordKey::Pid:
+          name = std::to_string(t.pid) + " " + nonempty(*process_name.at(t.pid));
+          break;
+        case RecordKey::Comm:
+          name = nonempty(t.name);
+          break;
+      }
+      h.images.push_back({std::move(name), ""});
     }
     const FunctionCount& leaf = flat.rows[rows[r.leaf]];
     const std::string_view function = functions ? std::string_view(leaf.function) : "";
@@ -147,7 +172,7 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
 
 Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& flat,
                                  std::span<const uint32_t> rows, const SampleSelection& selection,
-                                 SelectingSink::Seen& seen) {
+                                 SelectingSink::Seen& seen, ThreadCounts* left) {
   const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
     return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
   };
@@ -176,6 +201,26 @@ Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& f
   std::stable_sort(
       h.rows.begin(), h.rows.end(),
       [](const FunctionCount& a, const FunctionCount& b) { return a.samples > b.samples; });
+  if (left != nullptr) {
+    // The rows kept are a subset of the flat table's, in the same name
+    // order: a leaf's rank among them is the kept ranks below its own.
+    std::vector<uint32_t> new_rank(rows.size());
+    uint32_t next = 0;
+    for (size_t rank = 0; rank < rows.size(); ++rank) {
+      new_rank[rank] = next;
+      if (kept[rows[rank]].samples != 0) ++next;
+    }
+    left->threads = threads.threads;
+    left->rows.clear();
+    for (const ThreadCpuRow& r : threads.rows) {
+      if (r.thread >= threads.threads.size() || r.leaf >= rows.size()) continue;
+      if (!in(selection.tids, threads.threads[r.thread].tid) || !in(selection.cpus, r.cpu))
+        continue;
+      ThreadCpuRow copy = r;
+      copy.leaf = new_rank[r.leaf];
+      left->rows.push_back(copy);
+    }
+  }
   return h;
 }
 

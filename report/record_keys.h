@@ -32,7 +32,9 @@
 
 namespace kprof {
 
-enum class RecordKey { Tid, Cpu };
+// Tid and Cpu: from the records (RecordKeyCounter) or the per-thread table;
+// Pid and Comm: a flat profile's, from its per-thread table only.
+enum class RecordKey { Tid, Cpu, Pid, Comm };
 
 class RecordKeyCounter final : public RecordSink {
  public:
@@ -98,8 +100,10 @@ Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymb
                                UserSymbolResolver& user, bool functions);
 
 // The same Histogram from a profile's stored ThreadCounts (core/thread_counts.h),
-// no record read: `flat` is the flat table they count and `rows` its rows
-// by leaf rank (ThreadCounts::rows_of), whose names the rows take. Every filter of `filter` applies
+// no record read, also per process (Pid: "1234 postgres", named as its main
+// thread) or per thread name (Comm, as perf's --sort comm): `flat` is the flat table they count and
+// `rows` its rows by leaf rank (ThreadCounts::rows_of), whose names the rows take. Every filter of
+// `filter` applies
 // (--tid and --cpu to the rows, --comm and --pid by each thread's name and process, --dso and
 // --symbol by the leaf); *kept and *total get the samples kept and the
 // profile's. Throws kprof::Error (exit 1) when no sample is left.
@@ -113,9 +117,11 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
 // dropped. The rows keep no time slices and no peak address (both need the
 // samples' order: read the records for them). `seen` gets what the table
 // holds, as a SelectingSink would have seen it, for the notice and the error
-// that names what exists when nothing is kept.
+// that names what exists when nothing is kept. `left` (may be null) gets the
+// table's rows kept, indexing the Histogram returned: for the filters after
+// (--comm, --pid).
 Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& flat,
                                  std::span<const uint32_t> rows, const SampleSelection& selection,
-                                 SelectingSink::Seen& seen);
+                                 SelectingSink::Seen& seen, ThreadCounts* left = nullptr);
 
 }  // namespace kprof

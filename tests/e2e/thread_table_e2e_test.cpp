@@ -69,7 +69,8 @@ TEST_F(ThreadTable, StoredTableAnswersAsTheRecordsDo) {
   for (const std::string& args :
        {std::string("--sort tid"), std::string("--sort cpu"), std::string("--sort tid,function"),
         std::string("--sort cpu,function --dso kernel"), std::string("--cpu 0"),
-        std::string("--cpu 1"), "--tid " + std::to_string(tid),
+        std::string("--cpu 1"), std::string("--cpu 0 --comm kprof_prog_sysc"),
+        "--tid " + std::to_string(tid),
         "--sort cpu --pid " + std::to_string(pid)}) {
     const std::string stored = csv(file, args);
     EXPECT_GT(stored.size(), 40u) << args;
@@ -92,6 +93,12 @@ TEST_F(ThreadTable, StoredTableAnswersAsTheRecordsDo) {
   const uint64_t shell = samples(csv(file, "--comm sh"));
   EXPECT_GT(program, all / 2);
   EXPECT_EQ(program + shell, all);
+  // --sort comm and pid of a flat profile: the same split.
+  const std::string by_comm = csv(file, "--sort comm");
+  EXPECT_NE(by_comm.find(std::to_string(program) + ","), std::string::npos) << by_comm;
+  EXPECT_NE(by_comm.find("kprof_prog_sysc"), std::string::npos) << by_comm;
+  const std::string by_pid = csv(file, "--sort pid");
+  EXPECT_NE(by_pid.find(std::to_string(pid) + " kprof_prog_sysc"), std::string::npos) << by_pid;
 }
 
 TEST_F(ThreadTable, CallGraphRecordingsCountTheirLeaves) {

@@ -162,6 +162,20 @@ TEST(RecordKeys, FiltersByProcessImageAndFunction) {
   }
 }
 
+TEST(RecordKeys, StoredTableKeepsProcessesForAFlatProfile) {
+  // Thread 21 of process 20 "db" is the one sample of pid 20; 11 "app" was forked from 10.
+  const std::map<std::string, uint64_t> by_pid = {
+      {"10 app|", 4}, {"11 app|", 1}, {"20 db|", 1}, {"0 swapper|", 1}};
+  EXPECT_EQ(stored_rows(RecordKey::Pid, false, nullptr), by_pid);
+  const std::map<std::string, uint64_t> by_comm = {{"app|", 5}, {"db|", 1}, {"swapper|", 1}};
+  EXPECT_EQ(stored_rows(RecordKey::Comm, false, nullptr), by_comm);
+  SampleFilter cpu1;
+  cpu1.records.cpus = {1};
+  const std::map<std::string, uint64_t> comm_functions = {
+      {"app|low", 1}, {"app|high", 1}, {"db|do_syscall_64", 1}};
+  EXPECT_EQ(stored_rows(RecordKey::Comm, true, &cpu1), comm_functions);
+}
+
 TEST(RecordKeys, StoredTableAnswersTidAndCpuFilters) {
   const SymbolizedCounts named = recorded();
   const auto ranks = named.threads->rows_of(named.histogram);
