@@ -248,8 +248,8 @@ bool select_from_table(Profile& p, const std::string& path, const SampleSelectio
 
 // --tid, --cpu, --time (see load_filtered).
 void select_records(Profile& p, const std::string& path, const InputOptions& options,
-                    const SampleSelection& sel, std::vector<std::string>& notes,
-                    bool slices_needed, bool threads_needed = false) {
+                    const SampleSelection& sel, std::vector<std::string>& notes, bool slices_needed,
+                    bool threads_needed = false) {
   const std::string what = sel.empty() ? "--event " + p.run.event.name : sel.describe();
   if (!slices_needed && select_from_table(p, path, sel, notes)) return;
   need_records(path, what);

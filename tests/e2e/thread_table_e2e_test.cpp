@@ -70,8 +70,7 @@ TEST_F(ThreadTable, StoredTableAnswersAsTheRecordsDo) {
        {std::string("--sort tid"), std::string("--sort cpu"), std::string("--sort tid,function"),
         std::string("--sort cpu,function --dso kernel"), std::string("--cpu 0"),
         std::string("--cpu 1"), std::string("--cpu 0 --comm kprof_prog_sysc"),
-        "--tid " + std::to_string(tid),
-        "--sort cpu --pid " + std::to_string(pid)}) {
+        "--tid " + std::to_string(tid), "--sort cpu --pid " + std::to_string(pid)}) {
     const std::string stored = csv(file, args);
     EXPECT_GT(stored.size(), 40u) << args;
     EXPECT_EQ(stored, csv(file, args + " --time 0%,100%")) << args;

@@ -408,8 +408,9 @@ TEST(Info, ShowsEveryKeyField) {
       {"functions", "9"},
       {"score tps", "1234.500000"},
       {"notice", "perf_event_paranoid=2: kernel samples need root"},
-      {"per thread", "no table (older files, imports of listings): --sort tid|cpu, --tid and "
-                     "--cpu read the records"},
+      {"per thread",
+       "no table (older files, imports of listings): --sort tid|cpu, --tid and "
+       "--cpu read the records"},
   };
   for (const auto& [key, value] : want) {
     EXPECT_EQ(info_value(text, key), value) << "key '" << key << "' in:\n" << text;
