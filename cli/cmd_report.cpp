@@ -149,6 +149,9 @@ int cmd_report(int argc, char** argv) {
                     "--off-cpu's header",
                 2);
   }
+  // A perf.data read here counts its per-thread table for the views it answers.
+  input.per_thread = by_process.by != ProcessSort::By::None || !filter.records.tids.empty() ||
+                     !filter.records.cpus.empty() || !filter.comms.empty() || !filter.pids.empty();
   // --sort tid / cpu filter as they count the records (record_key_table).
   const bool by_records =
       by_process.by == ProcessSort::By::Tid || by_process.by == ProcessSort::By::Cpu;

@@ -81,6 +81,7 @@ importer::ImportOptions import_options(const InputOptions& options) {
   importer::ImportOptions o;
   o.event = options.event;
   o.kallsyms_file = options.kallsyms;
+  o.per_thread = options.per_thread;
   o.running.release = collector::kernel_release();
   o.running.build_id = collector::kernel_build_id();
   // This boot's kallsyms as kprof record keeps it (collector/kallsyms_cache.h):
@@ -236,7 +237,7 @@ bool select_from_table(Profile& p, const std::string& path, const SampleSelectio
   p.threads = std::move(left);  // for --comm and --pid after
   SampleFilter f;
   f.records = sel;
-  std::string notice = filtered_notice(f, seen.kept, seen.total, "stored per-thread table");
+  std::string notice = filtered_notice(f, seen.kept, seen.total, "per-thread table");
   if (p.off_cpu) {
     p.off_cpu.reset();
     notice += "; time off CPU is left out (" + sel.describe() + " does not slice it)";
@@ -416,7 +417,7 @@ Histogram record_key_table(const std::string& path, Profile& p, const SampleFilt
       Histogram h =
           thread_table_histogram(*p.threads, flat, *rows, key, functions, filter, &kept, &total);
       if (!filter.empty())
-        p.run.notices.push_back(filtered_notice(filter, kept, total, "stored per-thread table"));
+        p.run.notices.push_back(filtered_notice(filter, kept, total, "per-thread table"));
       return h;
     }
   }

@@ -17,8 +17,9 @@
 namespace kprof::cli {
 
 struct InputOptions {
-  std::string event;     // --event NAME
-  std::string kallsyms;  // --kallsyms FILE
+  std::string event;        // --event NAME
+  std::string kallsyms;     // --kallsyms FILE
+  bool per_thread = false;  // a perf.data's per-thread table counted too (ImportOptions)
 };
 
 void add_input_options(CLI::App& app, InputOptions& options);

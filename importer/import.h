@@ -81,6 +81,9 @@ struct ImportOptions {
   std::string kallsyms_file;  // --kallsyms FILE; "" = look for one (see above)
   RunningKernel running;      // release "" = never use this machine's kallsyms
   std::string buildid_dir;    // perf's build-id cache ($PERF_BUILDID_DIR, ~/.debug); "" = none
+  // Also count the per-thread table (Profile::threads) when not writing one
+  // (kprof import always does): for a report by thread, CPU or process.
+  bool per_thread = false;
 };
 
 // perf.data bytes -> a complete Profile (histogram, or stacks for -g). With

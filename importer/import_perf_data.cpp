@@ -151,7 +151,7 @@ Profile import_perf_data(std::span<const uint8_t> bytes, const std::string& name
         return found;
       });
   AddressAggregator agg(p.run.event.callchains);
-  if (out) agg.count_threads();  // kprof import: the .kprof keeps its ThreadCounts
+  if (out || options.per_thread) agg.count_threads();  // kprof import: the .kprof keeps them
   ImportSink sink(agg, out ? &*out : nullptr);
   // perf record --call-graph dwarf: its stack copies unwound on the way in
   // (unwind/unwinder.h), as kprof's own are when recording ends.

@@ -276,7 +276,8 @@ TEST_F(ImportE2E, SystemWideRecordingMatchesPerf) {
 
 // --sort tid and --sort cpu against perf's own --sort pid (perf's "pid" key
 // is the thread) and --sort cpu, on a system-wide recording, imported: every
-// thread or CPU perf gives >= 1% has kprof's share within kShareBound.
+// thread or CPU perf gives >= 1% has kprof's share within kShareBound; the
+// perf.data read directly gives the same table.
 TEST_F(ImportE2E, SortByThreadAndCpuMatchPerf) {
   const std::string f = perf_record("wide.data", {"-a"}, {program("kprof_prog_hotcold"), "1.5"});
   if (HasFailure()) return;
@@ -301,6 +302,10 @@ TEST_F(ImportE2E, SortByThreadAndCpuMatchPerf) {
     }
     RunResult kr = kprof({"report", imported, "--sort", k.kprof_key, "--csv", "-"});
     ASSERT_EQ(kr.exit_code, 0) << kr.describe();
+    // The perf.data itself, its per-thread table counted as it is read.
+    RunResult direct = kprof({"report", f, "--sort", k.kprof_key, "--csv", "-"});
+    ASSERT_EQ(direct.exit_code, 0) << direct.describe();
+    EXPECT_EQ(direct.out, kr.out);
     std::map<uint32_t, double> ours;
     std::istringstream kin(kr.out);
     std::string line;

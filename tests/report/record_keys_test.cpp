@@ -1,7 +1,7 @@
 // --sort tid / cpu (report/record_keys.h) on records made in code: one row
 // per thread (named as perf names it) or CPU, or per (thread, leaf
 // function); kprof's own samples left out; the filters. The same tables
-// from a profile's stored per-thread table (thread_table_histogram) must
+// from a profile's per-thread table (thread_table_histogram) must
 // equal those counted from the records, and so must --tid / --cpu's.
 #include <gtest/gtest.h>
 
