@@ -7,6 +7,7 @@
 // No Linux or libdw dependency.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,6 +24,13 @@ struct SampleSelection {
   std::vector<uint32_t> cpus;
   std::string time;  // --time START,END as typed; "" for the whole recording
   bool empty() const { return tids.empty() && cpus.empty() && time.empty(); }
+  // Whether --tid and --cpu keep a sample of thread `tid` on `cpu`.
+  bool keeps(uint32_t tid, uint32_t cpu) const {
+    const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
+      return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+    };
+    return in(tids, tid) && in(cpus, cpu);
+  }
   // "--tid 12 --cpu 0,1 --time 1,2.5", as typed.
   std::string describe() const;
 };

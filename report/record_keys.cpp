@@ -100,14 +100,11 @@ Histogram record_key_histogram(const RecordKeyCounter& counter, const KernelSymb
 Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& flat,
                                  std::span<const uint32_t> rows, RecordKey key, bool functions,
                                  const SampleFilter& filter, uint64_t* kept, uint64_t* total) {
-  const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
-    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
-  };
-  // Whether each thread passes --tid, --comm and --pid, each leaf --dso and --symbol.
+  // Whether each thread passes --comm and --pid, each leaf --dso and --symbol.
   std::vector<uint8_t> thread_kept(threads.threads.size()), leaf_kept(rows.size());
   for (size_t i = 0; i < threads.threads.size(); ++i) {
     const CountedThread& t = threads.threads[i];
-    thread_kept[i] = in(filter.records.tids, t.tid) && keeps_process(filter, t.pid, t.name);
+    thread_kept[i] = keeps_process(filter, t.pid, t.name);
   }
   static const std::string kUnknown = "[unknown]";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -132,9 +129,11 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
   for (const ThreadCpuRow& r : threads.rows) {
     *total += r.samples;
     if (r.thread >= thread_kept.size() || r.leaf >= leaf_kept.size()) continue;  // rows_of
-    if (!thread_kept[r.thread] || !leaf_kept[r.leaf] || !in(filter.records.cpus, r.cpu)) continue;
-    *kept += r.samples;
     const CountedThread& t = threads.threads[r.thread];
+    if (!thread_kept[r.thread] || !leaf_kept[r.leaf] || !filter.records.keeps(t.tid, r.cpu)) {
+      continue;
+    }
+    *kept += r.samples;
     const uint32_t id = key == RecordKey::Tid   ? t.tid
                         : key == RecordKey::Cpu ? r.cpu
                         : key == RecordKey::Pid ? t.pid
@@ -173,9 +172,6 @@ Histogram thread_table_histogram(const ThreadCounts& threads, const Histogram& f
 Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& flat,
                                  std::span<const uint32_t> rows, const SampleSelection& selection,
                                  SelectingSink::Seen& seen, ThreadCounts* left) {
-  const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
-    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
-  };
   std::vector<Counts> kept(flat.rows.size());
   seen = {};
   for (const ThreadCpuRow& r : threads.rows) {
@@ -185,7 +181,7 @@ Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& f
     seen.tids[t.tid] += r.samples;
     seen.cpus[r.cpu] += r.samples;
     seen.names[t.tid] = t.name;  // the last name (threads are in order of first sample)
-    if (!in(selection.tids, t.tid) || !in(selection.cpus, r.cpu)) continue;
+    if (!selection.keeps(t.tid, r.cpu)) continue;
     seen.kept += r.samples;
     Counts& c = kept[rows[r.leaf]];
     c.samples += r.samples;
@@ -214,8 +210,7 @@ Histogram thread_table_selection(const ThreadCounts& threads, const Histogram& f
     left->rows.clear();
     for (const ThreadCpuRow& r : threads.rows) {
       if (r.thread >= threads.threads.size() || r.leaf >= rows.size()) continue;
-      if (!in(selection.tids, threads.threads[r.thread].tid) || !in(selection.cpus, r.cpu))
-        continue;
+      if (!selection.keeps(threads.threads[r.thread].tid, r.cpu)) continue;
       ThreadCpuRow copy = r;
       copy.leaf = new_rank[r.leaf];
       left->rows.push_back(copy);
