@@ -244,8 +244,10 @@ int cmd_report(int argc, char** argv) {
         hist.histogram = process_histogram(*hist.stacks, by_process);
       } else {
         // A flat profile keeps its processes in its per-thread table, which
-        // takes every filter itself: read from the file as it is.
-        Profile whole = load_input(file, input);
+        // takes every filter itself: the profile as read from the file
+        // (read once more only when filters changed it).
+        Profile reread;
+        Profile& whole = filter.empty() ? profile : (reread = load_input(file, input));
         hist.histogram = record_key_table(
             file, whole, filter, input,
             by_process.by == ProcessSort::By::Pid ? RecordKey::Pid : RecordKey::Comm,
