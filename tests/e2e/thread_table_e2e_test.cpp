@@ -3,11 +3,15 @@
 // (--sort tid|cpu[,function], --tid, --cpu, --comm and --pid on a flat
 // profile) prints what counting the records again prints (--time 0%,100%
 // forces that path), and a -g recording's table counts its stacks' leaves.
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/bytes.h"
 #include "core/profile.h"
 #include "core/stacks.h"
 #include "perfabi/load.h"
@@ -110,6 +114,51 @@ TEST_F(ThreadTable, CallGraphRecordingsCountTheirLeaves) {
   for (const std::string args : {"--sort tid", "--sort cpu,function"}) {
     EXPECT_EQ(csv(file, args), csv(file, args + " --time 0%,100%")) << args;
   }
+}
+
+// A table chunk whose bytes lie (a row of a thread it does not list, with a
+// valid checksum): the file says it is damaged there and why, the table is
+// not used, and every view still answers from the records, as before.
+TEST_F(ThreadTable, DamagedTableIsSaidAndTheRecordsAnswer) {
+  const std::string file = dir_.file("bad.kprof");
+  record(file);
+  const std::string good = csv(file, "--sort tid");
+  std::ifstream in(file, std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  in.close();
+  // Chunks: u16 type, u16 flags, u32 stored, u32 raw, u32 crc, then the bytes.
+  const auto u32 = [&](size_t at) {
+    uint32_t v;
+    std::memcpy(&v, bytes.data() + at, 4);
+    return v;
+  };
+  size_t at = 16;
+  while (at + 16 <= bytes.size() && (bytes[at] | bytes[at + 1] << 8) != 15) at += 16 + u32(at + 4);
+  ASSERT_LT(at + 16, bytes.size()) << "no thread counts chunk";
+  // Two fields: one thread (tid 5, pid 5, no name), one row of thread 9.
+  const std::vector<uint8_t> lie = {2, 1, 5, 5, 0, 1, 9, 0, 0, 1, 1};
+  std::vector<uint8_t> header(16, 0);
+  header[0] = 15;
+  const uint32_t n = static_cast<uint32_t>(lie.size()), crc = crc32(lie);
+  std::memcpy(&header[4], &n, 4);
+  std::memcpy(&header[8], &n, 4);
+  std::memcpy(&header[12], &crc, 4);
+  std::vector<uint8_t> out(bytes.begin(), bytes.begin() + static_cast<long>(at));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), lie.begin(), lie.end());
+  out.insert(out.end(), bytes.begin() + static_cast<long>(at + 16 + u32(at + 4)), bytes.end());
+  std::ofstream(file, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
+
+  const Profile p = perfabi::load_profile(file);
+  EXPECT_FALSE(p.threads);
+  EXPECT_TRUE(p.status.complete);
+  EXPECT_NE(p.status.describe_damage().find("a row of a thread not listed"), std::string::npos)
+      << p.status.describe_damage();
+  EXPECT_EQ(csv(file, "--sort tid"), good);
+  const RunResult r = run({kprof_binary(), "report", file, "--sort", "tid"}, dir_.path(), 60);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("skipped chunk 'thread counts'"), std::string::npos) << r.out;
 }
 
 }  // namespace
