@@ -5,7 +5,8 @@
 # and `kprof report` of perf's own perf.data (read natively and symbolized
 # at read time: the issue-10 goal is >= 5x faster than perf report on it),
 # and both with --cpu 0 and with --time 10%-50%, and kprof's --sort tid /
-# cpu against perf's --sort pid / cpu (issue 29: >= 10x).
+# cpu against perf's --sort pid / cpu (issue 29: >= 10x), kprof's --sort tid
+# of the perf.data, and the bytes of the per-thread table kprof stores.
 #
 # usage: bench/report_speed.sh                 (default ~2M samples, ~4 min)
 # knobs: SAMPLES=2000000  FREQ=20000 (per thread)  JOBS=$(nproc)  RUNS=3  KPROF=path  KEEP=1 (keep the files)
@@ -83,9 +84,10 @@ for ((i = 1; i <= RUNS; i++)); do
   PTT+=("$(cat "$WALL_FILE")")
   echo "run $i: --cpu 0: kprof ${KCT[-1]}s, perf ${PCT[-1]}s; --time 10%-50%: kprof ${KTT[-1]}s, perf ${PTT[-1]}s"
 done
-# --sort tid / cpu (kprof reads the records again; perf's "pid" key is the
-# thread, as kprof's tid).
-KST=() PST=() KSC=() PSC=()
+# --sort tid / cpu (kprof reads the profile's per-thread table; perf's "pid"
+# key is the thread, as kprof's tid), and --sort tid of perf's own perf.data
+# (kprof counts its per-thread table as it reads it).
+KST=() PST=() KSC=() PSC=() KDT=()
 for ((i = 1; i <= RUNS; i++)); do
   wall "$KPROF" report "$W/big.kprof" --sort tid >"$W/kprof-sort-tid.txt" 2>&1 ||
     die "kprof report --sort tid failed, see $W/kprof-sort-tid.txt"
@@ -97,10 +99,26 @@ for ((i = 1; i <= RUNS; i++)); do
   KSC+=("$(cat "$WALL_FILE")")
   wall perf report -i "$W/big.data" --stdio --sort cpu >/dev/null 2>&1 || die "perf report --sort cpu failed"
   PSC+=("$(cat "$WALL_FILE")")
-  echo "run $i: --sort tid: kprof ${KST[-1]}s, perf (pid) ${PST[-1]}s; --sort cpu: kprof ${KSC[-1]}s, perf ${PSC[-1]}s"
+  wall "$KPROF" report "$W/big.data" --sort tid >"$W/kprof-data-sort-tid.txt" 2>&1 ||
+    die "kprof report perf.data --sort tid failed, see $W/kprof-data-sort-tid.txt"
+  KDT+=("$(cat "$WALL_FILE")")
+  echo "run $i: --sort tid: kprof ${KST[-1]}s, perf (pid) ${PST[-1]}s; --sort cpu: kprof ${KSC[-1]}s, perf ${PSC[-1]}s; perf.data --sort tid: kprof ${KDT[-1]}s"
 done
 KCM=$(median "${KCT[@]}") PCM=$(median "${PCT[@]}") KTM=$(median "${KTT[@]}") PTM=$(median "${PTT[@]}")
 KSTM=$(median "${KST[@]}") PSTM=$(median "${PST[@]}") KSCM=$(median "${KSC[@]}") PSCM=$(median "${PSC[@]}")
+KDTM=$(median "${KDT[@]}")
+# The per-thread table's stored bytes (ThreadCounts, chunk type 15) against the records'.
+CHUNK_BYTES=$(python3 - "$W/big.kprof" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, size = 16, {}
+while off + 16 <= len(b):
+    t, _, stored, _, _ = struct.unpack_from('<HHIII', b, off)
+    size[t] = size.get(t, 0) + stored
+    off += 16 + stored
+print(f"per-thread table {size.get(15, 0)} bytes, histogram {size.get(10, 0)}, records {size.get(4, 0)}")
+PY
+)
 KM=$(median "${KT[@]}") PM=$(median "${PT[@]}") IM=$(median "${IT[@]}")
 IS=$(awk '/^# samples:/ {gsub(/[^0-9]/, "", $3); print $3; exit}' "$W/kprof-import-report.txt")
 
@@ -114,6 +132,8 @@ IS=$(awk '/^# samples:/ {gsub(/[^0-9]/, "", $3); print $3; exit}' "$W/kprof-impo
   echo "perf report / kprof report of the same perf.data: $(ratio "$PM" "$IM")x (goal >= 5)"
   echo "--cpu 0: kprof ${KCM}s, perf ${PCM}s: $(ratio "$PCM" "$KCM")x; --time 10%-50%: kprof ${KTM}s, perf ${PTM}s: $(ratio "$PTM" "$KTM")x (goal >= 10, medians)"
   echo "--sort tid: kprof ${KSTM}s, perf --sort pid ${PSTM}s: $(ratio "$PSTM" "$KSTM")x; --sort cpu: kprof ${KSCM}s, perf ${PSCM}s: $(ratio "$PSCM" "$KSCM")x (goal >= 10, medians)"
+  echo "perf.data --sort tid: kprof ${KDTM}s, perf --sort pid ${PSTM}s: $(ratio "$PSTM" "$KDTM")x (medians)"
+  echo "stored (big.kprof): $CHUNK_BYTES"
 } | tee "$RESULT"
 [[ ${KEEP:-0} == 1 ]] || rm -f "$W/big.data" "$W/big.kprof"  # large; KEEP=1 keeps them
 echo "written: $RESULT"
