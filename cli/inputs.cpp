@@ -275,21 +275,40 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
       for (const Image& image : *images) elf.preload(image.name, image.build_id);
     });
   }
-  // As read_profile counts a file cut short: the same aggregation.
-  AddressAggregator agg(p.run.event.callchains);
-  agg.leave_out(p.run.recorder_pid);
-  if (is_clock_event(p.run.event)) agg.weigh_by_cpu_time();
-  if (threads_needed) agg.count_threads();  // for --comm and --pid of a flat profile after
   const TimeRange range = time_range_of(p, sel);
-  SelectingSink sink(agg, sel, range, p.event_shown);
-  // Stack copies still in the file (--keep-stacks, or cut short) are
-  // unwound as kprof record does.
-  std::optional<unwind::Unwinder> unwinder;
-  if (p.run.event.user_stack_bytes != 0) unwinder.emplace(sink, p.run.event.user_stack_bytes);
-  perfabi::load_profile(path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink,
-                               .tables = false,
-                               .kernel_symbols = false});
-  const SelectingSink::Seen seen = sink.seen();
+  // As read_profile counts a file cut short: the same aggregation. The
+  // Records chunks wholly outside --time are passed over (their samples
+  // still count in what the recording holds), unless nothing is kept: then
+  // every chunk is read, so the error names what exists.
+  std::optional<AddressAggregator> agg;
+  SelectingSink::Seen seen;
+  auto walk = [&](bool pass_over) {
+    agg.emplace(p.run.event.callchains);
+    agg->leave_out(p.run.recorder_pid);
+    if (is_clock_event(p.run.event)) agg->weigh_by_cpu_time();
+    if (threads_needed) agg->count_threads();  // for --comm and --pid of a flat profile after
+    SelectingSink sink(*agg, sel, range, p.event_shown);
+    // Stack copies still in the file (--keep-stacks, or cut short) are
+    // unwound as kprof record does.
+    std::optional<unwind::Unwinder> unwinder;
+    if (p.run.event.user_stack_bytes != 0) unwinder.emplace(sink, p.run.event.user_stack_bytes);
+    const Profile read = perfabi::load_profile(
+        path, {.records = unwinder ? static_cast<RecordSink*>(&*unwinder) : &sink,
+               .tables = false,
+               .kernel_symbols = false,
+               .records_in = pass_over ? std::optional<TimeRange>(range) : std::nullopt});
+    seen = sink.seen();
+    const RecordsSpan& passed = read.records_passed_over;
+    seen.total += passed.samples;
+    if (passed.samples != 0) {
+      seen.first_ns = std::min(seen.first_ns, passed.first_ns);
+      seen.last_ns = std::max(seen.last_ns, passed.last_ns);
+    }
+    return read.status.skipped_unread;
+  };
+  // Another event's samples are not summed by the index: all are read.
+  const bool passed_over = walk(!sel.time.empty() && p.event_shown == 0) != 0;
+  if (passed_over && seen.kept == 0) walk(false);
   if (seen.total == 0 && p.event_shown != 0) {
     throw Error("no samples of event '" + p.run.event.name + "' in " + path, 1);
   }
@@ -303,7 +322,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
 
   const KernelSymbols kernel = KernelSymbols::parse(p.kallsyms, p.modules);
   ProfileSymbols named =
-      symbolize_profile(agg.counts(), kernel, p.histogram ? &*p.histogram : nullptr, elf);
+      symbolize_profile(agg->counts(), kernel, p.histogram ? &*p.histogram : nullptr, elf);
   if (named.stacks) {
     p.stacks = std::move(named.stacks);
     p.histogram.reset();

@@ -6,11 +6,13 @@
 
 #include <filesystem>
 
+#include "core/bytes.h"
 #include "core/error.h"
 #include "core/file_layout.h"
 #include "core/profile_reader.h"
 #include "core/profile_writer.h"
 #include "core/records_chunk.h"
+#include "core/records_index.h"
 
 namespace kprof {
 
@@ -26,12 +28,24 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
     // kMergedBytes: a --call-graph dwarf recording flushes a chunk every ~30
     // samples (their stack copies), which decode to a few KB each, and a
     // zstd context per tiny chunk cost more than the rest of compaction.
-    constexpr size_t kMergedBytes = 4u << 20;
+    constexpr size_t kMergedBytes = 1u << 20;
     EncodingSink merged;
+    // Each Records chunk made here, for the RecordsIndex chunk written after
+    // the last of them (core/records_index.h).
+    RecordsIndex index;
     auto flush = [&] {
       if (merged.encoder.empty()) return;
-      out.write_stored(pack_chunk(ChunkType::Records, merged.encoder.take(), true, kZstdCompact));
+      const RecordsSpan span = merged.encoder.span();
+      const StoredChunk chunk =
+          pack_chunk(ChunkType::Records, merged.encoder.take(), true, kZstdCompact);
+      index.chunks.push_back({chunk.raw_len, crc32(chunk.bytes), span});
+      out.write_stored(chunk);
       ++r.chunks_compressed;
+    };
+    auto write_index = [&] {
+      if (index.chunks.empty()) return;
+      out.write_chunk(ChunkType::RecordsIndex, encode_records_index(index));
+      index.chunks.clear();
     };
     const ReadStatus& st = reader.for_each_chunk(
         [](uint16_t) { return true; },
@@ -48,6 +62,10 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
             return;
           }
           flush();
+          if (c.type != static_cast<uint16_t>(ChunkType::Records) &&
+              c.type != static_cast<uint16_t>(ChunkType::PerfRecords)) {
+            write_index();
+          }
           if (c.type == static_cast<uint16_t>(ChunkType::Records) && !(c.flags & kChunkZstd)) {
             out.write_stored(pack_chunk(ChunkType::Records, c.payload, true, kZstdCompact));
             ++r.chunks_compressed;
@@ -61,6 +79,7 @@ CompactResult compact_records(const std::string& path, const PerfRecordsDecoder&
           out.write_stored(s);
         });
     flush();
+    write_index();
     if (!st.intact()) {
       throw Error("cannot compress " + path + ": " +
                   (!st.damaged.empty()  ? "damaged: " + st.describe_damage()

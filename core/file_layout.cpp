@@ -39,6 +39,8 @@ const char* chunk_type_name(uint16_t type) {
       return "unwind";
     case ChunkType::ThreadCounts:
       return "thread counts";
+    case ChunkType::RecordsIndex:
+      return "records index";
   }
   return "unknown";
 }

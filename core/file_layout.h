@@ -4,7 +4,7 @@
 //   chunk:   u16 type, u16 flags, u32 stored_len, u32 raw_len, u32 crc32(stored bytes)
 //            then stored_len bytes (zstd-compressed when flags & kChunkZstd).
 //
-// A file normally holds: Meta, Kallsyms, Modules, Records..., Summary,
+// A file normally holds: Meta, Kallsyms, Modules, Records..., RecordsIndex, Summary,
 // HistogramColumns (Histogram in older files; or, for a -g recording,
 // Stacks: its flat table is their leaves, core/stacks.h), ThreadCounts (the
 // flat table's samples per thread and CPU), End. The Kallsyms
@@ -65,6 +65,7 @@ enum class ChunkType : uint16_t {
   OffCpu = 13,            // OffCpu (core/off_cpu.h): time off CPU, from the context switches
   Unwind = 14,            // UnwindStats (core/unwind_stats.h): how DWARF-unwound stacks ended
   ThreadCounts = 15,      // ThreadCounts (core/thread_counts.h): samples per thread and CPU
+  RecordsIndex = 16,      // RecordsIndex (core/records_index.h): each Records chunk's time span
 };
 const char* chunk_type_name(uint16_t type);
 

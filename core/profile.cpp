@@ -12,6 +12,7 @@
 #include "core/file_layout.h"
 #include "core/off_cpu.h"
 #include "core/records_chunk.h"
+#include "core/records_index.h"
 
 namespace kprof {
 
@@ -43,6 +44,24 @@ bool records_needed(const std::vector<uint16_t>& types) {
 
 std::string text(const Chunk& c) {
   return std::string(reinterpret_cast<const char*>(c.payload.data()), c.payload.size());
+}
+
+// The Records chunks outside `range` by the file's RecordsIndex chunks
+// (their entries in file order); none when it has none, or for a stream.
+RecordsOutside records_outside_of(ProfileReader& reader, const TimeRange& range) {
+  const auto headers = reader.chunk_headers();
+  if (!headers) return {};
+  RecordsIndex index;
+  for (const ChunkHeaderInfo& h : *headers) {
+    if (h.type != static_cast<uint16_t>(ChunkType::RecordsIndex)) continue;
+    // A damaged index is no index: every chunk is read.
+    const std::string damage = reader.read_chunk(h, [&](const Chunk& c) {
+      const RecordsIndex more = decode_records_index(c.payload);
+      index.chunks.insert(index.chunks.end(), more.chunks.begin(), more.chunks.end());
+    });
+    if (!damage.empty()) return {};
+  }
+  return records_outside(*headers, index, range.from_ns, range.to_ns);
 }
 
 }  // namespace
@@ -106,59 +125,72 @@ Profile read_profile(ProfileReader& reader, const PerfRecordsDecoder& perf_recor
         return false;
     }
   };
-  p.status = reader.for_each_chunk(want, [&](const Chunk& c) {
-    switch (static_cast<ChunkType>(c.type)) {
-      case ChunkType::Meta:
-        p.run = decode_run_info(c.payload);
-        have_meta = true;
-        break;
-      case ChunkType::Kallsyms:
-        p.kallsyms = text(c);
-        break;
-      case ChunkType::Modules:
-        p.modules = text(c);
-        break;
-      case ChunkType::Records:
-      case ChunkType::PerfRecords:
-        if (options.records) decode(c, *options.records);
-        if (count) count_records(c);
-        break;
-      case ChunkType::Summary:
-        p.summary = decode_summary(c.payload);
-        break;
-      case ChunkType::Histogram:
-        p.histogram = decode_histogram(c.payload);
-        p.threads.reset();  // a table indexes the flat table written before it
-        break;
-      case ChunkType::HistogramColumns:
-        p.histogram = decode_histogram_columns(c.payload);
-        p.threads.reset();
-        break;
-      case ChunkType::ThreadCounts:
-        p.threads = decode_thread_counts(c.payload);
-        break;
-      case ChunkType::Environment:
-        p.environment = decode_environment(c.payload);
-        break;
-      case ChunkType::SyscallCounts:
-        p.syscalls = decode_syscall_counts(c.payload);
-        break;
-      case ChunkType::OffCpu:
-        p.off_cpu = decode_off_cpu(c.payload);
-        mend_broken_chains(p.off_cpu->stacks);
-        break;
-      case ChunkType::Unwind:
-        p.unwind = decode_unwind_stats(c.payload);
-        break;
-      case ChunkType::Stacks:
-        p.threads.reset();
-        p.stacks = decode_stacks(c.payload);
-        mend_broken_chains(*p.stacks);  // files written before it was done at symbolization
-        break;
-      default:
-        break;
-    }
-  });
+  // The Records chunks a reader of one time range need not read.
+  std::vector<uint64_t> pass_over;
+  if (options.records != nullptr && options.records_in && !count) {
+    const RecordsOutside outside = records_outside_of(reader, *options.records_in);
+    pass_over = outside.offsets;
+    p.records_passed_over = outside.held;
+  }
+  const auto skip = [&pass_over](const ChunkHeaderInfo& h) {
+    return std::binary_search(pass_over.begin(), pass_over.end(), h.offset);
+  };
+  p.status = reader.for_each_chunk(
+      want,
+      [&](const Chunk& c) {
+        switch (static_cast<ChunkType>(c.type)) {
+          case ChunkType::Meta:
+            p.run = decode_run_info(c.payload);
+            have_meta = true;
+            break;
+          case ChunkType::Kallsyms:
+            p.kallsyms = text(c);
+            break;
+          case ChunkType::Modules:
+            p.modules = text(c);
+            break;
+          case ChunkType::Records:
+          case ChunkType::PerfRecords:
+            if (options.records) decode(c, *options.records);
+            if (count) count_records(c);
+            break;
+          case ChunkType::Summary:
+            p.summary = decode_summary(c.payload);
+            break;
+          case ChunkType::Histogram:
+            p.histogram = decode_histogram(c.payload);
+            p.threads.reset();  // a table indexes the flat table written before it
+            break;
+          case ChunkType::HistogramColumns:
+            p.histogram = decode_histogram_columns(c.payload);
+            p.threads.reset();
+            break;
+          case ChunkType::ThreadCounts:
+            p.threads = decode_thread_counts(c.payload);
+            break;
+          case ChunkType::Environment:
+            p.environment = decode_environment(c.payload);
+            break;
+          case ChunkType::SyscallCounts:
+            p.syscalls = decode_syscall_counts(c.payload);
+            break;
+          case ChunkType::OffCpu:
+            p.off_cpu = decode_off_cpu(c.payload);
+            mend_broken_chains(p.off_cpu->stacks);
+            break;
+          case ChunkType::Unwind:
+            p.unwind = decode_unwind_stats(c.payload);
+            break;
+          case ChunkType::Stacks:
+            p.threads.reset();
+            p.stacks = decode_stacks(c.payload);
+            mend_broken_chains(*p.stacks);  // files written before it was done at symbolization
+            break;
+          default:
+            break;
+        }
+      },
+      pass_over.empty() ? std::function<bool(const ChunkHeaderInfo&)>() : skip);
   if (p.summary) {
     for (const auto& [name, value] : p.summary->scores) p.run.scores.emplace(name, value);
   }

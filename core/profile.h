@@ -17,6 +17,8 @@
 #include "core/model.h"
 #include "core/off_cpu.h"
 #include "core/profile_reader.h"
+#include "core/records_chunk.h"
+#include "core/sample_selection.h"
 #include "core/stacks.h"
 #include "core/syscall_counts.h"
 #include "core/thread_counts.h"
@@ -51,6 +53,12 @@ struct LoadOptions {
   // a reader of records that names no address (kprof script without ip,
   // sym or dso fields).
   bool kernel_symbols = true;
+  // Given with `records`: a reader of these times alone. The Records chunks
+  // the file's RecordsIndex shows to hold samples outside them only (and
+  // nothing else) are passed over unread (core/records_index.h), and what
+  // they held is summed in Profile::records_passed_over. Not for a file cut
+  // short, whose records are counted for its tables.
+  std::optional<TimeRange> records_in;
 };
 
 struct Profile {
@@ -74,6 +82,8 @@ struct Profile {
   // is then that event, swapped with its place in run.more_events.
   uint32_t event_shown = 0;
   ReadStatus status;
+  // What the Records chunks passed over unread held (LoadOptions::records_in).
+  RecordsSpan records_passed_over;
   // The records counted again by address (core/aggregate.h): memory grows
   // with distinct addresses and stacks, not samples. Set when the histogram
   // (or a -g file's stacks) is missing or unusable, or when asked for.

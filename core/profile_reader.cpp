@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <utility>
 
@@ -35,24 +36,44 @@ struct ProfileReader::Source {
 
   bool rewindable() const { return memory || regular; }
 
-  // Up to n bytes; fewer only at the end.
-  size_t read(uint8_t* out, size_t n) {
+  // Up to n bytes at `at` of a file or memory, fewer only at the end; does
+  // not move `pos`, so the reader's second thread can read too.
+  size_t read_at(uint64_t at, uint8_t* out, size_t n) const {
     if (n == 0) return 0;  // an empty payload: `out` may be null
-    size_t done = 0;
     if (memory) {
-      const size_t k = pos < mem.size() ? std::min<size_t>(n, mem.size() - pos) : 0;
-      if (k != 0) std::memcpy(out, mem.data() + pos, k);
-      pos += k;
+      const size_t k = at < mem.size() ? std::min<size_t>(n, mem.size() - at) : 0;
+      if (k != 0) std::memcpy(out, mem.data() + at, k);
       return k;
     }
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t k = ::pread(fd, out + done, n - done, static_cast<off_t>(at + done));
+      if (k < 0) {
+        if (errno == EINTR) continue;
+        throw Error(errno_message("cannot read " + name, errno));
+      }
+      if (k == 0) break;
+      done += static_cast<size_t>(k);
+    }
+    return done;
+  }
+
+  // Up to n bytes; fewer only at the end.
+  size_t read(uint8_t* out, size_t n) {
+    if (n == 0) return 0;
+    if (rewindable()) {
+      const size_t done = read_at(pos, out, n);
+      pos += done;
+      return done;
+    }
+    size_t done = 0;
     if (prefix_at < prefix.size()) {
       done = std::min(n, prefix.size() - prefix_at);
       std::memcpy(out, prefix.data() + prefix_at, done);
       prefix_at += done;
     }
     while (done < n) {
-      const ssize_t k = regular ? ::pread(fd, out + done, n - done, static_cast<off_t>(pos + done))
-                                : ::read(fd, out + done, n - done);
+      const ssize_t k = ::read(fd, out + done, n - done);
       if (k < 0) {
         if (errno == EINTR) continue;
         throw Error(errno_message("cannot read " + name, errno));
@@ -207,25 +228,102 @@ std::string ReadStatus::describe_damage() const {
   return out;
 }
 
-std::optional<std::vector<uint16_t>> ProfileReader::chunk_types() {
+std::optional<std::vector<ChunkHeaderInfo>> ProfileReader::chunk_headers() {
   Source& s = *src_;
   if (!s.rewindable()) return std::nullopt;
-  std::vector<uint16_t> types;
+  std::vector<ChunkHeaderInfo> headers;
   for (uint64_t pos = kHeaderBytes; pos + kChunkHeaderBytes <= s.size;) {
     uint8_t b[kChunkHeaderBytes];
-    s.pos = pos;
-    if (s.read(b, sizeof b) != sizeof b) break;
+    if (s.read_at(pos, b, sizeof b) != sizeof b) break;
     const ChunkHeader h = parse_header(b);
     if (h.stored_len > kMaxChunkBytes || h.stored_len > s.size - pos - kChunkHeaderBytes) break;
-    types.push_back(h.type);
+    headers.push_back({h.type, h.flags, pos, h.stored_len, h.raw_len, h.crc});
     if (h.type == static_cast<uint16_t>(ChunkType::End)) break;
     pos += kChunkHeaderBytes + h.stored_len;
   }
+  return headers;
+}
+
+std::optional<std::vector<uint16_t>> ProfileReader::chunk_types() {
+  const auto headers = chunk_headers();
+  if (!headers) return std::nullopt;
+  std::vector<uint16_t> types;
+  types.reserve(headers->size());
+  for (const ChunkHeaderInfo& h : *headers) types.push_back(h.type);
   return types;
 }
 
-const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_t type)>& want,
-                                                const std::function<void(const Chunk&)>& fn) {
+namespace {
+
+// One chunk on its way to the caller: its header, then (read_body) its
+// bytes, checked, and its payload when wanted.
+struct Loaded {
+  ChunkHeader h;
+  uint64_t pos = 0;     // of the header
+  bool eof = false;     // no header there: the file ends
+  bool unread = false;  // skipped unread (a walk's `skip`)
+  bool wanted = false;
+  std::string problem;  // the walk ends here (the chunk structure is damaged)
+  std::string damage;   // the chunk is skipped as damaged
+  std::span<const uint8_t> stored, payload;
+  std::string where() const {
+    return "chunk '" + std::string(chunk_type_name(h.type)) + "' (type " + std::to_string(h.type) +
+           ") at offset " + std::to_string(pos);
+  }
+};
+
+// Checks the stored bytes against the header and unpacks them when wanted.
+void check_and_unpack(Loaded& l, std::vector<uint8_t>& small, BigBuffer& big) {
+  if (l.h.flags & ~kChunkZstd) {
+    l.damage = "unknown flags " + std::to_string(l.h.flags);
+  } else if (crc32(l.stored) != l.h.crc) {
+    l.damage = "bad checksum (the bytes were damaged)";
+  } else if (!(l.h.flags & kChunkZstd) && l.h.raw_len != l.h.stored_len) {
+    l.damage = "raw length " + std::to_string(l.h.raw_len) + " does not match stored length " +
+               std::to_string(l.h.stored_len);
+  } else if (l.wanted) {
+    l.damage = unpack(l.h, l.stored, small, big, &l.payload);
+  }
+}
+
+}  // namespace
+
+std::string ProfileReader::read_chunk(const ChunkHeaderInfo& info,
+                                      const std::function<void(const Chunk&)>& fn) {
+  Source& s = *src_;
+  if (!s.rewindable()) throw Error("internal: " + name_ + " is a stream: no chunk by offset");
+  Slot& slot = slots_[0];
+  Loaded l;
+  l.h = {info.type, info.flags, info.stored_len, info.raw_len, info.crc};
+  l.pos = info.offset;
+  const uint64_t body = info.offset + kChunkHeaderBytes;
+  if (info.stored_len > kMaxChunkBytes || body > s.size || info.stored_len > s.size - body) {
+    return "truncated " + l.where();
+  }
+  uint8_t* at = info.stored_len < kBigChunk ? (slot.buf.resize(info.stored_len), slot.buf.data())
+                                            : slot.big_stored.reserve(info.stored_len);
+  if (s.read_at(body, at, info.stored_len) != info.stored_len) return "truncated " + l.where();
+  l.stored = std::span<const uint8_t>(at, info.stored_len);
+  l.wanted = true;
+  check_and_unpack(l, slot.small, slot.big);
+  if (!l.damage.empty()) return l.damage;
+  Chunk chunk;
+  chunk.type = info.type;
+  chunk.flags = info.flags;
+  chunk.offset = info.offset;
+  chunk.stored = l.stored;
+  chunk.payload = l.payload;
+  try {
+    fn(chunk);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const ReadStatus& ProfileReader::for_each_chunk(
+    const std::function<bool(uint16_t type)>& want, const std::function<void(const Chunk&)>& fn,
+    const std::function<bool(const ChunkHeaderInfo&)>& skip) {
   Source& s = *src_;
   if (walked_ && !s.rewindable()) {
     throw Error("internal: " + name_ + " is a stream and was read already");
@@ -235,103 +333,149 @@ const ReadStatus& ProfileReader::for_each_chunk(const std::function<bool(uint16_
   uint64_t pos = kHeaderBytes;
   s.pos = pos;
   status_.good_bytes = pos;
+
+  // The header at `at`: a file's by offset, a stream's as it comes.
+  auto read_head = [&](uint64_t at) {
+    Loaded l;
+    l.pos = at;
+    uint8_t hb[kChunkHeaderBytes];
+    const size_t got = s.rewindable() ? s.read_at(at, hb, sizeof hb) : s.read(hb, sizeof hb);
+    if (got == 0) {
+      l.eof = true;
+      return l;
+    }
+    if (got < kChunkHeaderBytes) {
+      l.problem = "truncated chunk header at offset " + std::to_string(at) + " (" +
+                  std::to_string(got) + " of " + std::to_string(kChunkHeaderBytes) + " bytes)";
+      return l;
+    }
+    l.h = parse_header(hb);
+    if (l.h.stored_len > kMaxChunkBytes || l.h.raw_len > kMaxChunkBytes) {
+      l.problem = l.where() + ": length " + std::to_string(std::max(l.h.stored_len, l.h.raw_len)) +
+                  " is over the limit of " + std::to_string(kMaxChunkBytes) + " bytes";
+      return l;
+    }
+    const uint64_t body = at + kChunkHeaderBytes;
+    if (s.rewindable() && l.h.stored_len > s.size - body) {
+      l.problem = "truncated " + l.where() + ": needs " + std::to_string(l.h.stored_len) +
+                  " payload bytes, " + std::to_string(s.size - body) + " left";
+      return l;
+    }
+    if (skip && s.rewindable() && l.h.type != static_cast<uint16_t>(ChunkType::End) &&
+        skip({l.h.type, l.h.flags, at, l.h.stored_len, l.h.raw_len, l.h.crc})) {
+      l.unread = true;
+    }
+    l.wanted = !l.unread && want(l.h.type);
+    return l;
+  };
+  // Its bytes, into `slot`: on the second thread for a file's large chunks.
+  auto read_body = [&](Loaded& l, Slot& slot) {
+    const uint64_t body = l.pos + kChunkHeaderBytes;
+    size_t have = 0;
+    uint8_t* stored_at = nullptr;
+    if (s.rewindable()) {
+      // Large stored chunks into a mapping as their payloads are (unpack).
+      stored_at = l.h.stored_len < kBigChunk ? (slot.buf.resize(l.h.stored_len), slot.buf.data())
+                                             : slot.big_stored.reserve(l.h.stored_len);
+      have = s.read_at(body, stored_at, l.h.stored_len);
+    } else {
+      while (have < l.h.stored_len) {
+        const size_t step = std::min<size_t>(l.h.stored_len - have, kStreamStep);
+        slot.buf.resize(have + step);
+        const size_t n = s.read(slot.buf.data() + have, step);
+        have += n;
+        if (n < step) break;
+      }
+      stored_at = slot.buf.data();
+    }
+    if (have < l.h.stored_len) {
+      l.problem = "truncated " + l.where() + ": needs " + std::to_string(l.h.stored_len) +
+                  " payload bytes, " + std::to_string(have) + " left";
+      return;
+    }
+    l.stored = std::span<const uint8_t>(stored_at, l.h.stored_len);
+    check_and_unpack(l, slot.small, slot.big);
+  };
+  auto needs_body = [](const Loaded& l) { return !l.eof && l.problem.empty() && !l.unread; };
+
+  int slot = 0;
+  Loaded cur = read_head(pos);
+  if (needs_body(cur)) read_body(cur, slots_[slot]);
+  Loaded next;
+  // Declared after `next` and the slots it fills, so it is waited for
+  // before they go (also when `fn` throws).
+  std::future<void> ahead;
   Chunk chunk;
   bool after_damage = false;  // the chunk before this one was skipped as damaged
   while (true) {
-    uint8_t hb[kChunkHeaderBytes];
-    const size_t got = s.read(hb, sizeof hb);
-    if (got == 0) {
+    if (cur.eof) {
       status_.problem = "no end marker after offset " + std::to_string(pos) +
                         ": the recording was cut short; complete chunks were read";
       break;
     }
-    if (got < kChunkHeaderBytes) {
-      status_.problem = "truncated chunk header at offset " + std::to_string(pos) + " (" +
-                        std::to_string(got) + " of " + std::to_string(kChunkHeaderBytes) +
-                        " bytes)";
+    if (!cur.problem.empty()) {
+      status_.problem = cur.problem;
       break;
     }
-    const ChunkHeader h = parse_header(hb);
-    const std::string where = "chunk '" + std::string(chunk_type_name(h.type)) + "' (type " +
-                              std::to_string(h.type) + ") at offset " + std::to_string(pos);
-    if (h.stored_len > kMaxChunkBytes || h.raw_len > kMaxChunkBytes) {
-      status_.problem = where + ": length " + std::to_string(std::max(h.stored_len, h.raw_len)) +
-                        " is over the limit of " + std::to_string(kMaxChunkBytes) + " bytes";
-      break;
-    }
-    auto truncated = [&](uint64_t left) {
-      status_.problem = "truncated " + where + ": needs " + std::to_string(h.stored_len) +
-                        " payload bytes, " + std::to_string(left) + " left";
-    };
-    const uint64_t body = pos + kChunkHeaderBytes;
-    size_t have = 0;
-    uint8_t* stored_at = nullptr;
-    if (s.rewindable()) {
-      if (h.stored_len > s.size - body) {
-        truncated(s.size - body);
-        break;
-      }
-      // Large stored chunks into a mapping as their payloads are (unpack).
-      stored_at = h.stored_len < kBigChunk ? (buf_.resize(h.stored_len), buf_.data())
-                                           : big_stored_.reserve(h.stored_len);
-      have = s.read(stored_at, h.stored_len);
-    } else {
-      while (have < h.stored_len) {
-        const size_t step = std::min<size_t>(h.stored_len - have, kStreamStep);
-        buf_.resize(have + step);
-        const size_t n = s.read(buf_.data() + have, step);
-        have += n;
-        if (n < step) break;
-      }
-      stored_at = buf_.data();
-    }
-    if (have < h.stored_len) {
-      truncated(have);
-      break;
-    }
-    const std::span<const uint8_t> stored(stored_at, h.stored_len);
-    std::string damage;
-    if (h.flags & ~kChunkZstd) {
-      damage = "unknown flags " + std::to_string(h.flags);
-    } else if (crc32(stored) != h.crc) {
-      damage = "bad checksum (the bytes were damaged)";
-    } else if (!(h.flags & kChunkZstd) && h.raw_len != h.stored_len) {
-      damage = "raw length " + std::to_string(h.raw_len) + " does not match stored length " +
-               std::to_string(h.stored_len);
-    } else if (want(h.type)) {
-      chunk.type = h.type;
-      chunk.flags = h.flags;
-      chunk.offset = pos;
-      chunk.stored = stored;
-      damage = unpack(h, stored, small_, big_, &chunk.payload);
-      if (damage.empty()) {
-        try {
-          fn(chunk);
-        } catch (const Error& e) {
-          damage = e.what();
+    const uint64_t after = cur.pos + kChunkHeaderBytes + cur.h.stored_len;
+    const bool end =
+        cur.h.type == static_cast<uint16_t>(ChunkType::End) && cur.damage.empty() && !cur.unread;
+    // A file's next chunk is read while this one is handed over.
+    const bool read_ahead = s.rewindable() && !end;
+    if (read_ahead) {
+      next = read_head(after);
+      if (needs_body(next)) {
+        Slot& other = slots_[1 - slot];
+        if (next.wanted && next.h.stored_len >= kBigChunk) {
+          ahead = std::async(std::launch::async,
+                             [&next, &other, &read_body] { read_body(next, other); });
+        } else {
+          read_body(next, other);
         }
+      }
+    }
+    std::string damage = cur.damage;
+    if (damage.empty() && cur.wanted) {
+      chunk.type = cur.h.type;
+      chunk.flags = cur.h.flags;
+      chunk.offset = cur.pos;
+      chunk.stored = cur.stored;
+      chunk.payload = cur.payload;
+      try {
+        fn(chunk);
+      } catch (const Error& e) {
+        damage = e.what();
       }
     }
     if (!damage.empty()) {
       if (after_damage) {
-        status_.problem = where + ": " + damage + ", right after the damaged chunk at offset " +
+        status_.problem = cur.where() + ": " + damage +
+                          ", right after the damaged chunk at offset " +
                           std::to_string(status_.damaged.back().offset) +
                           " (its length was probably damaged too): the rest cannot be read";
         break;
       }
-      status_.damaged.push_back({h.type, pos, h.stored_len, damage});
+      status_.damaged.push_back({cur.h.type, cur.pos, cur.h.stored_len, damage});
       after_damage = true;
-      pos = body + h.stored_len;
-      status_.good_bytes = pos;
-      continue;
+    } else {
+      after_damage = false;
+      if (cur.unread) {
+        ++status_.skipped_unread;
+      } else {
+        ++status_.chunks[cur.h.type];
+      }
+      if (end) status_.complete = true;
     }
-    after_damage = false;
-    ++status_.chunks[h.type];
-    pos = body + h.stored_len;
+    pos = after;
     status_.good_bytes = pos;
-    if (h.type == static_cast<uint16_t>(ChunkType::End)) {
-      status_.complete = true;
-      break;
+    if (status_.complete) break;
+    if (read_ahead) {
+      if (ahead.valid()) ahead.get();
+      std::swap(cur, next);  // `next` is read again before it is used
+      slot = 1 - slot;
+    } else {
+      cur = read_head(after);
+      if (needs_body(cur)) read_body(cur, slots_[slot]);
     }
   }
   if (!s.rewindable()) {

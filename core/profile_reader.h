@@ -32,6 +32,7 @@ struct ReadStatus {
   uint64_t file_bytes = 0;  // a stream's: the bytes it held (read to its end when cut short)
   std::string problem;  // "" when complete; else "truncated chunk 'records' at offset 1234: ..."
   std::map<uint16_t, uint64_t> chunks;  // good chunks by type
+  uint64_t skipped_unread = 0;          // chunks a walk's `skip` passed over unread
   // Damaged chunks the walk stepped over (chunks are self-delimiting, so what
   // follows one is still read). A second damaged chunk in a row ends the walk
   // (`problem`): the first one's length was probably what was damaged.
@@ -52,6 +53,15 @@ struct Chunk {
   std::span<const uint8_t> payload;
   // As in the file (checksum verified): the reader's buffer, valid during the callback only.
   std::span<const uint8_t> stored;
+};
+
+// A chunk's header, as chunk_headers() lists them and a walk's `skip` sees
+// them before their bytes are read.
+struct ChunkHeaderInfo {
+  uint16_t type = 0;
+  uint16_t flags = 0;
+  uint64_t offset = 0;  // of the chunk header in the file
+  uint32_t stored_len = 0, raw_len = 0, crc = 0;
 };
 
 // Reads a profile chunk by chunk: from a file (read(), one chunk in memory at
@@ -87,13 +97,27 @@ class ProfileReader {
   // fit, two damaged chunks in a row) ends the walk. The walk stops after an End chunk;
   // a file without one reports "cut short". A stream can be walked once (a
   // second walk throws); a file or memory any number of times.
+  //
+  // A file's next large chunk that `want` takes is read, checked and
+  // decompressed on a second thread while `fn` handles the one before it,
+  // so `want` sees each type before `fn` has seen the chunk before it.
+  // `skip`, when given, sees each header of a file (not a stream) at the
+  // same point: a chunk it skips is neither read nor checked
+  // (status().skipped_unread counts them). End is never skipped.
   const ReadStatus& for_each_chunk(const std::function<bool(uint16_t type)>& want,
-                                   const std::function<void(const Chunk&)>& fn);
+                                   const std::function<void(const Chunk&)>& fn,
+                                   const std::function<bool(const ChunkHeaderInfo&)>& skip = {});
   // The chunk types in order as their headers say, read without payloads or
   // checksums (16 bytes per chunk), up to the first header that does not
   // fit; nothing for a stream. How a reader decides what to decode before
   // its one real walk.
   std::optional<std::vector<uint16_t>> chunk_types();
+  // The same headers, with where each chunk lies.
+  std::optional<std::vector<ChunkHeaderInfo>> chunk_headers();
+  // Reads, checks and decompresses the one chunk `h` (of chunk_headers())
+  // and calls `fn` with it; returns "" or what was wrong with its bytes.
+  // A file's only (not a stream's); the walk's status is left as it was.
+  std::string read_chunk(const ChunkHeaderInfo& h, const std::function<void(const Chunk&)>& fn);
   bool rewindable() const;
   const ReadStatus& status() const { return status_; }
   const std::string& name() const { return name_; }
@@ -108,12 +132,17 @@ class ProfileReader {
   uint32_t version_ = 0;
   bool walked_ = false;
   ReadStatus status_;
-  std::vector<uint8_t> buf_;  // the current chunk's stored bytes (large ones: big_stored_)
-  BigBuffer big_stored_;
-  // Its payload, decompressed: small ones in small_, large ones (Records
-  // chunks, up to 4 MiB) in big_ (core/big_buffer.h).
-  std::vector<uint8_t> small_;
-  BigBuffer big_;
+  // Where a chunk is read into: its stored bytes (large ones in big_stored)
+  // and its payload, decompressed (small ones in small, large ones, Records
+  // chunks up to 4 MiB, in big: core/big_buffer.h). Two, so the next chunk
+  // is read into one while the caller handles the other.
+  struct Slot {
+    std::vector<uint8_t> buf;
+    BigBuffer big_stored;
+    std::vector<uint8_t> small;
+    BigBuffer big;
+  };
+  Slot slots_[2];
 };
 
 }  // namespace kprof

@@ -26,6 +26,7 @@ void RecordEncoder::other(RecordKind kind, uint64_t t) {
   col_[Kinds].u8(static_cast<uint8_t>(kind));
   time(t);
   ++count_;
+  ++span_.side_band;
 }
 
 void RecordEncoder::time(uint64_t t) {
@@ -33,8 +34,19 @@ void RecordEncoder::time(uint64_t t) {
   last_time_ = t;
 }
 
+void RecordsSpan::add(const RecordsSpan& o) {
+  first_ns = std::min(first_ns, o.first_ns);
+  last_ns = std::max(last_ns, o.last_ns);
+  samples += o.samples;
+  event_samples += o.event_samples;
+  side_band += o.side_band;
+}
+
 void RecordEncoder::add(const Sample& s) {
   const size_t n = std::min(s.callchain.size(), kMaxCallchain);
+  ++(s.kind == SampleKind::Event ? span_.event_samples : span_.samples);
+  span_.first_ns = std::min(span_.first_ns, s.time);
+  span_.last_ns = std::max(span_.last_ns, s.time);
   if (s.kind == SampleKind::Event) {
     col_[Kinds].u8(
         static_cast<uint8_t>(n == 0 ? RecordKind::EventSample : RecordKind::EventSampleChain));
@@ -157,6 +169,7 @@ std::vector<uint8_t> RecordEncoder::take() {
   }
   last_time_ = 0;
   count_ = 0;
+  span_ = {};
   chains_.clear();
   chain_ids_.clear();
   cpus_ = {};

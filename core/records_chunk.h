@@ -102,6 +102,17 @@ struct CpuState {
 using CpuStates = ById<CpuState>;
 }  // namespace record_columns
 
+// What a Records chunk holds, as its encoder counted it (the RecordsIndex
+// chunk keeps one per chunk: core/records_index.h).
+struct RecordsSpan {
+  uint64_t first_ns = UINT64_MAX, last_ns = 0;  // its samples' times; none: as set here
+  uint64_t samples = 0;                         // of the first event (RecordKind::Sample*)
+  uint64_t event_samples = 0;                   // of more events (RecordKind::EventSample*)
+  uint64_t side_band = 0;                       // Mmap, Comm, Fork, Exit and Lost records
+  void add(const RecordsSpan&);
+  bool operator==(const RecordsSpan&) const = default;
+};
+
 class RecordEncoder {
  public:
   void add(const Sample&);
@@ -114,6 +125,8 @@ class RecordEncoder {
   size_t size() const;  // bytes take() returns, about
   size_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
+  // What was added since the last take().
+  const RecordsSpan& span() const { return span_; }
   // Returns the encoded chunk payload and resets the delta state, so each
   // chunk decodes on its own.
   std::vector<uint8_t> take();
@@ -133,6 +146,7 @@ class RecordEncoder {
   record_columns::CpuStates cpus_;
   uint64_t last_time_ = 0;
   size_t count_ = 0;
+  RecordsSpan span_;
 };
 
 // A RecordSink that encodes what it is given (compact_records: perf records

@@ -21,11 +21,17 @@ void ImportWriter::on_sample(const Sample& s) {
 void ImportWriter::flush(bool force) {
   if (encoder_.empty()) return;
   if (!force && encoder_.size() < kRecordsChunkBytes) return;
-  out_.write_chunk(ChunkType::Records, encoder_.take());
+  const RecordsSpan span = encoder_.span();
+  const StoredChunk chunk = pack_chunk(ChunkType::Records, encoder_.take());
+  index_.chunks.push_back({chunk.raw_len, crc32(chunk.bytes), span});
+  out_.write_stored(chunk);
 }
 
 void ImportWriter::finish(const Profile& p) {
   flush(true);
+  if (!index_.chunks.empty()) {
+    out_.write_chunk(ChunkType::RecordsIndex, encode_records_index(index_));
+  }
   out_.write_chunk(ChunkType::Meta, encode_run_info(p.run));
   out_.write_chunk(ChunkType::Kallsyms, bytes_of(p.kallsyms));
   out_.write_chunk(ChunkType::Modules, bytes_of(p.modules));

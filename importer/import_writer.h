@@ -3,6 +3,7 @@
 //   Meta      the run facts from perf.data's header, before any record;
 //   Records   every record as read (ImportSink's second sink), in chunks of
 //             kRecordsChunkBytes (core/file_layout.h), as kprof record cuts its own;
+//   RecordsIndex  each Records chunk's time span (core/records_index.h);
 //   Meta      the run facts again, with what reading found (a reader takes
 //             the last Meta chunk): notices, start time;
 //   Kallsyms, Modules   the kernel symbols that named the samples (moved by
@@ -14,6 +15,7 @@
 #include "core/profile.h"
 #include "core/profile_writer.h"
 #include "core/records_chunk.h"
+#include "core/records_index.h"
 
 namespace kprof::importer {
 
@@ -38,6 +40,7 @@ class ImportWriter final : public RecordSink {
   void flush(bool force);
   ProfileWriter& out_;
   RecordEncoder encoder_;
+  RecordsIndex index_;
 };
 
 }  // namespace kprof::importer
