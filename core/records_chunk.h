@@ -109,6 +109,7 @@ struct RecordsSpan {
   uint64_t samples = 0;                         // of the first event (RecordKind::Sample*)
   uint64_t event_samples = 0;                   // of more events (RecordKind::EventSample*)
   uint64_t side_band = 0;                       // Mmap, Comm, Fork, Exit and Lost records
+  bool has_samples() const { return samples != 0 || event_samples != 0; }
   void add(const RecordsSpan&);
   bool operator==(const RecordsSpan&) const = default;
 };

@@ -15,7 +15,7 @@ std::vector<uint8_t> encode_records_index(const RecordsIndex& index) {
   for (const RecordsIndexEntry& e : index.chunks) {
     w.varint(e.raw_len);
     w.varint(e.crc);
-    const bool any = e.span.samples + e.span.event_samples != 0;
+    const bool any = e.span.has_samples();
     // A chunk without samples has no times: stored as 0, 0.
     w.varint(any ? e.span.first_ns : 0);
     w.varint(any ? e.span.last_ns - e.span.first_ns : 0);
@@ -44,7 +44,8 @@ RecordsIndex decode_records_index(std::span<const uint8_t> data) {
     e.span.samples = f.r.varint();
     e.span.event_samples = f.r.varint();
     e.span.side_band = f.r.varint();
-    if (e.span.samples + e.span.event_samples != 0 || first != 0 || length != 0) {
+    // A chunk without samples has no times (what was stored is not used).
+    if (e.span.has_samples()) {
       e.span.first_ns = first;
       e.span.last_ns = first + length;
     }
@@ -78,8 +79,7 @@ RecordsOutside records_outside(const std::vector<ChunkHeaderInfo>& headers,
     bool pass = false;
     if (e != nullptr) {
       const RecordsSpan& s = e->span;
-      const bool none = s.samples + s.event_samples == 0;
-      const bool outside = none || s.last_ns < from_ns || s.first_ns >= to_ns;
+      const bool outside = !s.has_samples() || s.last_ns < from_ns || s.first_ns >= to_ns;
       pass = outside && (s.side_band == 0 || rest_passed_over);
     }
     rest_passed_over = rest_passed_over && pass;
