@@ -272,6 +272,17 @@ struct Loaded {
   }
 };
 
+// What `fn` is handed of a chunk read.
+Chunk chunk_of(const Loaded& l) {
+  Chunk c;
+  c.type = l.h.type;
+  c.flags = l.h.flags;
+  c.offset = l.pos;
+  c.stored = l.stored;
+  c.payload = l.payload;
+  return c;
+}
+
 // Checks the stored bytes (whose checksum is `crc`) against the header and
 // unpacks them when wanted.
 void check_and_unpack(Loaded& l, uint32_t crc, std::vector<uint8_t>& small, BigBuffer& big) {
@@ -308,14 +319,8 @@ std::string ProfileReader::read_chunk(const ChunkHeaderInfo& info,
   l.wanted = true;
   check_and_unpack(l, crc32(l.stored), slot.small, slot.big);
   if (!l.damage.empty()) return l.damage;
-  Chunk chunk;
-  chunk.type = info.type;
-  chunk.flags = info.flags;
-  chunk.offset = info.offset;
-  chunk.stored = l.stored;
-  chunk.payload = l.payload;
   try {
-    fn(chunk);
+    fn(chunk_of(l));
   } catch (const Error& e) {
     return e.what();
   }
@@ -426,7 +431,6 @@ const ReadStatus& ProfileReader::for_each_chunk(
   // Declared after `next` and the slots it fills, so it is waited for
   // before they go (also when `fn` throws).
   std::future<void> ahead;
-  Chunk chunk;
   bool after_damage = false;  // the chunk before this one was skipped as damaged
   while (true) {
     if (cur.eof) {
@@ -457,13 +461,8 @@ const ReadStatus& ProfileReader::for_each_chunk(
     }
     std::string damage = cur.damage;
     if (damage.empty() && cur.wanted) {
-      chunk.type = cur.h.type;
-      chunk.flags = cur.h.flags;
-      chunk.offset = cur.pos;
-      chunk.stored = cur.stored;
-      chunk.payload = cur.payload;
       try {
-        fn(chunk);
+        fn(chunk_of(cur));
       } catch (const Error& e) {
         damage = e.what();
       }

@@ -66,6 +66,19 @@ Walked walk(ProfileReader& r, const std::function<bool(const ChunkHeaderInfo&)>&
   return w;
 }
 
+// The file of write_big_chunks, its bytes, and what a walk of them gives.
+struct BigFile {
+  testing::TempDir dir;
+  std::string path = dir.file("big.kprof");
+  std::vector<std::vector<uint8_t>> payloads = write_big_chunks(path);
+  std::vector<uint8_t> bytes = testing::read_bytes(path);
+  Walked before;
+  BigFile() {
+    ProfileReader clean(bytes);
+    before = walk(clean);
+  }
+};
+
 // The same bytes through a pipe: a stream, walked chunk after chunk.
 Walked walk_as_stream(const std::vector<uint8_t>& bytes) {
   int fds[2];
@@ -112,12 +125,10 @@ TEST(ProfileReader, LargeChunksReadAheadAsAStreamReadsThem) {
 }
 
 TEST(ProfileReader, DamageInAChunkReadAheadIsSaidAsInAStream) {
-  testing::TempDir dir;
-  const std::string path = dir.file("big.kprof");
-  const auto payloads = write_big_chunks(path);
-  std::vector<uint8_t> bytes = testing::read_bytes(path);
-  ProfileReader clean(bytes);
-  const Walked before = walk(clean);
+  BigFile f;
+  const auto& payloads = f.payloads;
+  std::vector<uint8_t>& bytes = f.bytes;
+  const Walked& before = f.before;
   // A byte of the fifth big chunk (after the small one), stored as is and
   // read ahead.
   const uint64_t at = before.offsets[5];
@@ -142,12 +153,9 @@ TEST(ProfileReader, DamageInAChunkReadAheadIsSaidAsInAStream) {
 }
 
 TEST(ProfileReader, ChunksNotWantedAreStillChecked) {
-  testing::TempDir dir;
-  const std::string path = dir.file("big.kprof");
-  write_big_chunks(path);
-  std::vector<uint8_t> bytes = testing::read_bytes(path);
-  ProfileReader clean(bytes);
-  const Walked before = walk(clean);
+  BigFile f;
+  std::vector<uint8_t>& bytes = f.bytes;
+  const Walked& before = f.before;
   // A byte in the last stored large chunk's second piece (checked in
   // pieces, not kept).
   const uint64_t at = before.offsets[5];
@@ -190,12 +198,10 @@ TEST(ProfileReader, ACallbackThatFailsWhileTheNextChunkIsReadAhead) {
 }
 
 TEST(ProfileReader, SkippedChunksAreNeitherReadNorChecked) {
-  testing::TempDir dir;
-  const std::string path = dir.file("big.kprof");
-  const auto payloads = write_big_chunks(path);
-  std::vector<uint8_t> bytes = testing::read_bytes(path);
-  ProfileReader clean(bytes);
-  const Walked before = walk(clean);
+  BigFile f;
+  const auto& payloads = f.payloads;
+  std::vector<uint8_t>& bytes = f.bytes;
+  const Walked& before = f.before;
   // Damage in the chunks that will be skipped goes unseen.
   for (size_t i : {0, 5}) bytes[before.offsets[i] + kChunkHeaderBytes + 10] ^= 1;
   ProfileReader r(bytes);
