@@ -270,6 +270,11 @@ struct Loaded {
     return "chunk '" + std::string(chunk_type_name(h.type)) + "' (type " + std::to_string(h.type) +
            ") at offset " + std::to_string(pos);
   }
+  // Its bytes end after `left` of them.
+  std::string truncated(uint64_t left) const {
+    return "truncated " + where() + ": needs " + std::to_string(h.stored_len) + " payload bytes, " +
+           std::to_string(left) + " left";
+  }
 };
 
 // What `fn` is handed of a chunk read.
@@ -363,8 +368,7 @@ const ReadStatus& ProfileReader::for_each_chunk(
     }
     const uint64_t body = at + kChunkHeaderBytes;
     if (s.rewindable() && l.h.stored_len > s.size - body) {
-      l.problem = "truncated " + l.where() + ": needs " + std::to_string(l.h.stored_len) +
-                  " payload bytes, " + std::to_string(s.size - body) + " left";
+      l.problem = l.truncated(s.size - body);
       return l;
     }
     if (skip && s.rewindable() && l.h.type != static_cast<uint16_t>(ChunkType::End) &&
@@ -392,8 +396,7 @@ const ReadStatus& ProfileReader::for_each_chunk(
         if (n < step) break;
       }
       if (have < l.h.stored_len) {
-        l.problem = "truncated " + l.where() + ": needs " + std::to_string(l.h.stored_len) +
-                    " payload bytes, " + std::to_string(have) + " left";
+        l.problem = l.truncated(have);
         return;
       }
       check_and_unpack(l, crc, slot.small, slot.big);
@@ -415,8 +418,7 @@ const ReadStatus& ProfileReader::for_each_chunk(
       stored_at = slot.buf.data();
     }
     if (have < l.h.stored_len) {
-      l.problem = "truncated " + l.where() + ": needs " + std::to_string(l.h.stored_len) +
-                  " payload bytes, " + std::to_string(have) + " left";
+      l.problem = l.truncated(have);
       return;
     }
     l.stored = std::span<const uint8_t>(stored_at, l.h.stored_len);
