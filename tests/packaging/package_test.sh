@@ -41,7 +41,18 @@ grep -qF -- '\-\-symbol' "$root/usr/share/man/man1/kprof-report.1" ||
 completion=$root/usr/share/bash-completion/completions/kprof
 [[ -f $completion ]] || fail "no bash completion"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libdw1 libpfm4 libcapstone4 libzstd1; do  # the last two: dlopen()ed, named by hand
+# Every shared library kprof is linked against (libdw and zstd are linked
+# in from their .a files unless KPROF_STATIC_LIBS=OFF), by the package that
+# ships it here; libpfm4 and Capstone are dlopen()ed, so named by hand.
+# (ldd names where each lies on this machine; dpkg -S which package put it there.)
+needed=$(ldd "$root/usr/bin/kprof" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p')
+[[ -n $needed ]] || fail "ldd finds no shared libraries for usr/bin/kprof"
+pkgs=(libpfm4 libcapstone4)
+for path in $needed; do
+  pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) || true
+  [[ -n $pkg ]] && pkgs+=("$pkg") || fail "no package here ships $path, which usr/bin/kprof needs"
+done
+for lib in "${pkgs[@]}"; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 dpkg --dry-run -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg --dry-run -i: $(tail -3 "$tmp/dpkg.log")"
