@@ -111,23 +111,29 @@ void AddressAggregator::on_lost(const Lost& l) {
 uint32_t AddressAggregator::mapping_of(uint32_t pid, uint64_t ip) {
   // Consecutive samples are mostly of one process in one mapping: try the
   // last one found, then the same process's maps (a stack's frames are in
-  // several mappings of one process), before looking the process up.
+  // several mappings of one process), before looking the process up. Two
+  // processes are remembered: two CPUs' samples interleave in the records.
   std::vector<Map>* maps = nullptr;
-  if (last_.maps != nullptr && last_.pid == pid) {
-    if (last_.index < last_.maps->size()) {
-      Map& m = (*last_.maps)[last_.index];
+  if (last_[0].maps == nullptr || last_[0].pid != pid) {
+    if (last_[1].maps != nullptr && last_[1].pid == pid) std::swap(last_[0], last_[1]);
+  }
+  LastMap& last = last_[0];
+  if (last.maps != nullptr && last.pid == pid) {
+    if (last.index < last.maps->size()) {
+      Map& m = (*last.maps)[last.index];
       if (ip >= m.start && ip < m.end) return mapping_index(m);
     }
-    maps = last_.maps;
+    maps = last.maps;
   } else {
     auto it = maps_.find(pid);
     if (it == maps_.end()) return AddressCounts::kNoMapping;
     maps = &it->second;
+    last_[1] = last;
   }
   auto m = std::upper_bound(maps->begin(), maps->end(), ip,
                             [](uint64_t ip, const Map& m) { return ip < m.start; });
   if (m == maps->begin() || ip >= std::prev(m)->end) return AddressCounts::kNoMapping;
-  last_ = {pid, maps, static_cast<size_t>(std::prev(m) - maps->begin())};
+  last = {pid, maps, static_cast<size_t>(std::prev(m) - maps->begin())};
   return mapping_index(*std::prev(m));
 }
 
@@ -139,8 +145,11 @@ uint32_t AddressAggregator::count(const Sample& s) {
   }
   ++counts_.samples;
   const uint64_t period = weights_ ? weights_->period_of(s) : s.period;
-  AddressCounts::Key key{AddressCounts::kNoMapping, s.mode, s.ip};
-  if (s.mode == Mode::User) key = user_key(mapping_of(s.pid, s.ip), s.ip);
+  // Built once from its parts (a key assigned over another was assembled
+  // through the stack: a store-forwarding stall on every sample).
+  const AddressCounts::Key key = s.mode == Mode::User
+                                     ? user_key(mapping_of(s.pid, s.ip), s.ip)
+                                     : AddressCounts::Key{AddressCounts::kNoMapping, s.mode, s.ip};
   // A small direct-mapped cache in front of the map: most samples fall on a
   // few hot addresses, and the cache is one probe in a small array.
   Recent& r = recent_[AddressCounts::KeyHash{}(key) & (kRecent - 1)];

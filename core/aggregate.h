@@ -203,7 +203,8 @@ class AddressAggregator : public RecordSink {
     uint32_t pid = 0;
     std::vector<Map>* maps = nullptr;
     size_t index = 0;
-  } last_;
+  };
+  std::array<LastMap, 2> last_{};  // the latest first
   AddressCounts counts_;
   static constexpr size_t kRecent = 1024;  // a power of two
   struct Recent {

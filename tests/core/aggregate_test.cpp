@@ -135,6 +135,40 @@ TEST(Aggregator, MmapsMatchANaiveModel) {
   }
 }
 
+TEST(Aggregator, InterleavedProcessesEachFindTheirOwnMaps) {
+  // Two CPUs' samples interleave: three processes with different files at
+  // the same addresses, sampled in turn (mapping_of remembers two), then
+  // one execs a new file in place. Each sample must land in its own
+  // process's file, whichever process came just before it.
+  AddressAggregator a;
+  for (uint32_t pid : {1u, 2u, 3u}) {
+    a.on_mmap(mmap_of(pid, 0x1000, 0x1000, "/lo" + std::to_string(pid)));
+    a.on_mmap(mmap_of(pid, 0x3000, 0x1000, "/hi" + std::to_string(pid)));
+  }
+  std::map<std::string, uint64_t> want;
+  uint32_t x = 7;
+  auto rnd = [&](uint32_t n) { return ((x = x * 1103515245 + 12345) >> 8 & 0xffff) % n; };
+  for (int i = 0; i < 2000; ++i) {
+    if (i == 1000) {
+      a.on_comm(Comm{0, 2, 2, true, "new"});  // exec: pid 2's maps go
+      a.on_mmap(mmap_of(2, 0x1000, 0x1000, "/exec2"));
+    }
+    const uint32_t pid = 1 + rnd(i % 500 < 250 ? 2 : 3);
+    const bool hi = rnd(2) == 1;
+    a.on_sample(user_sample(pid, (hi ? 0x3000 : 0x1000) + rnd(0x1000)));
+    std::string file = (hi ? "/hi" : "/lo") + std::to_string(pid);
+    if (pid == 2 && i >= 1000) file = hi ? "" : "/exec2";
+    ++want[file];
+  }
+  std::map<std::string, uint64_t> got;
+  const AddressCounts& c = a.counts();
+  for (const auto& [key, counts] : c.counts) {
+    got[key.mapping == AddressCounts::kNoMapping ? "" : c.mappings.at(key.mapping).filename] +=
+        counts.samples;
+  }
+  EXPECT_EQ(got, want);
+}
+
 TEST(Aggregator, ImageNames) {
   auto name = [](std::string f) { return image_name_for(mmap_of(1, 0, 1, std::move(f))); };
   EXPECT_EQ(name("//anon"), "[anon]");
