@@ -37,7 +37,7 @@ uint32_t AddressAggregator::mapping_index(Map& m) {
 }
 
 void AddressAggregator::on_mmap(const Mmap& m) {
-  last_ = {};  // maps change (or may move)
+  maps_changed();
   if (m.len == 0) return;
   const uint64_t start = m.start;
   const uint64_t end = m.start + m.len < m.start ? UINT64_MAX : m.start + m.len;
@@ -66,7 +66,7 @@ void AddressAggregator::on_mmap(const Mmap& m) {
 }
 
 void AddressAggregator::on_comm(const Comm& c) {
-  last_ = {};  // maps change (or may move)
+  maps_changed();
   if (counts_.threads) counts_.threads->on_comm(c);
   if (c.exec) maps_.erase(c.pid);
   // A process's name is its main thread's; other threads' names only stand in.
@@ -75,7 +75,7 @@ void AddressAggregator::on_comm(const Comm& c) {
 }
 
 void AddressAggregator::on_fork(const Fork& f) {
-  last_ = {};  // maps change (or may move)
+  maps_changed();
   if (counts_.threads) counts_.threads->on_fork(f);
   if (f.pid == f.ppid) return;  // a new thread shares its process's maps
   // A forked process keeps its parent's name until it execs or renames
@@ -93,7 +93,7 @@ void AddressAggregator::on_fork(const Fork& f) {
 }
 
 void AddressAggregator::on_exit(const Fork& f) {
-  last_ = {};  // maps change (or may move)
+  maps_changed();
   if (f.pid == f.tid) maps_.erase(f.pid);
   if (weights_) weights_->on_exit(f.tid);
 }
@@ -145,20 +145,21 @@ uint32_t AddressAggregator::count(const Sample& s) {
   }
   ++counts_.samples;
   const uint64_t period = weights_ ? weights_->period_of(s) : s.period;
-  // Built once from its parts (a key assigned over another was assembled
-  // through the stack: a store-forwarding stall on every sample).
-  const AddressCounts::Key key = s.mode == Mode::User
-                                     ? user_key(mapping_of(s.pid, s.ip), s.ip)
-                                     : AddressCounts::Key{AddressCounts::kNoMapping, s.mode, s.ip};
-  // A small direct-mapped cache in front of the map: most samples fall on a
-  // few hot addresses, and the cache is one probe in a small array.
-  Recent& r = recent_[AddressCounts::KeyHash{}(key) & (kRecent - 1)];
-  if (r.entry == UINT32_MAX || !(r.key == key)) r = {key, counts_.counts.slot(key)};
+  const uint32_t pid = s.mode == Mode::User ? s.pid : 0;
+  uint64_t h = s.ip ^ (static_cast<uint64_t>(pid) << 32) ^ (static_cast<uint64_t>(s.mode) << 24);
+  h = (h * 0x9e3779b97f4a7c15ULL) >> (64 - kRecentLog2);  // Fibonacci hashing: the top bits
+  Recent& r = recent_[h];
+  if (r.gen != recent_gen_ || r.ip != s.ip || r.pid != pid || r.mode != s.mode) {
+    const AddressCounts::Key key =
+        s.mode == Mode::User ? user_key(mapping_of(s.pid, s.ip), s.ip)
+                             : AddressCounts::Key{AddressCounts::kNoMapping, s.mode, s.ip};
+    r = {s.ip, pid, recent_gen_, key.mapping, counts_.counts.slot(key), s.mode};
+  }
   Counts& c = counts_.counts.entry(r.entry).second;
   counts_.slices.add(r.entry);
   ++c.samples;
   c.period += period;
-  if (counts_.with_stacks) add_stack(s, key.mapping, period);
+  if (counts_.with_stacks) add_stack(s, r.mapping, period);
   if (counts_.threads) counts_.threads->add(s, r.entry, period);
   return r.entry;
 }

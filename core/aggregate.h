@@ -188,6 +188,14 @@ class AddressAggregator : public RecordSink {
     recent_ = {};
     last_ = {};
   }
+  // Maps changed (or may move): what mapping_of and count() remember is stale.
+  void maps_changed() {
+    last_ = {};
+    if (++recent_gen_ == 0) {  // wrapped: entries of an old generation could match
+      recent_ = {};
+      recent_gen_ = 1;
+    }
+  }
   // The key of a user ip in `mapping` (kNoMapping: unmapped).
   AddressCounts::Key user_key(uint32_t mapping, uint64_t ip) const {
     if (!user_by_mapping_) return {mapping, Mode::User, ip};
@@ -206,12 +214,20 @@ class AddressAggregator : public RecordSink {
   };
   std::array<LastMap, 2> last_{};  // the latest first
   AddressCounts counts_;
-  static constexpr size_t kRecent = 1024;  // a power of two
+  // A small direct-mapped cache in front of mapping_of and the map, by the
+  // sample's own fields: most samples fall on a few hot addresses, and a hit
+  // is one probe in a small array. Entries of an older generation than
+  // recent_gen_ (maps_changed) are stale.
+  static constexpr size_t kRecentLog2 = 10;
   struct Recent {
-    AddressCounts::Key key{};
-    uint32_t entry = UINT32_MAX;  // counts_.counts.slot(key)
+    uint64_t ip = 0;
+    uint32_t pid = 0;                 // the sample's for a user ip, else 0
+    uint32_t gen = 0;                 // never 0 when filled
+    uint32_t mapping = 0, entry = 0;  // its key's, and counts_.counts.slot(key)
+    Mode mode = Mode::Unknown;
   };
-  std::array<Recent, kRecent> recent_{};
+  std::array<Recent, size_t{1} << kRecentLog2> recent_{};
+  uint32_t recent_gen_ = 1;
   DenseHashMap<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
   AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
   bool frames_only_ = false;
