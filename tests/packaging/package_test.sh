@@ -49,7 +49,13 @@ needed=$(ldd "$root/usr/bin/kprof" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p')
 [[ -n $needed ]] || fail "ldd finds no shared libraries for usr/bin/kprof"
 pkgs=(libpfm4 libcapstone4)
 for path in $needed; do
-  pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) || true
+  # dpkg knows each file by the path its package ships it at: /lib or /usr/lib
+  # (usrmerge makes both reach it; ldd may say either).
+  pkg=
+  for p in "$path" "$(readlink -f "$path")" "/usr$path" "${path#/usr}"; do
+    pkg=$(dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1) || true
+    [[ -n $pkg ]] && break
+  done
   [[ -n $pkg ]] && pkgs+=("$pkg") || fail "no package here ships $path, which usr/bin/kprof needs"
 done
 for lib in "${pkgs[@]}"; do
