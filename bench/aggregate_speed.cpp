@@ -1,9 +1,10 @@
-// What counting a recording's samples by address costs (AddressAggregator,
-// core/aggregate.h: the hot loop of a report that reads the records again,
-// --time, --event, a cut-short file): a profile's records are decoded into
-// memory once, then replayed into a fresh aggregator RUNS times. Prints
-// the minimum and median, and ns per sample. No perf counterpart (perf
-// report's whole cost is bench/report_speed.sh).
+// What a report that reads the records again (--time, --event, a cut-short
+// file) spends a sample on, step by step: decoding the Records chunks'
+// payloads (decompressed once, held in memory), decoding them through the
+// SelectingSink --time uses, and counting by address (AddressAggregator,
+// core/aggregate.h; the decoded records held in memory and replayed into a
+// fresh aggregator). Each RUNS times: the median, and ns per sample. No
+// perf counterpart (perf report's whole cost is bench/report_speed.sh).
 //   kprof_aggregate_speed FILE [RUNS]   (bench/aggregate_speed.sh runs it)
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,10 @@
 #include <vector>
 
 #include "core/aggregate.h"
+#include "core/file_layout.h"
+#include "core/profile_reader.h"
+#include "core/records_chunk.h"
+#include "core/sample_selection.h"
 #include "perfabi/load.h"
 
 namespace {
@@ -37,6 +42,9 @@ class Keep final : public kprof::RecordSink {
   void on_fork(const kprof::Fork& f) override { records.emplace_back(f); }
   void on_exit(const kprof::Fork& f) override { records.emplace_back(Exit{f}); }
 };
+
+// Takes every record and keeps nothing.
+class Drop final : public kprof::RecordSink {};
 
 struct Replay {
   kprof::AddressAggregator& a;
@@ -62,22 +70,47 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "%s holds no samples in its records\n", argv[1]);
     return 1;
   }
-  std::vector<double> ms;
+  std::vector<std::vector<uint8_t>> payloads;
+  kprof::ProfileReader reader = kprof::ProfileReader::open(argv[1]);
+  reader.for_each_chunk(
+      [](uint16_t type) { return type == static_cast<uint16_t>(kprof::ChunkType::Records); },
+      [&](const kprof::Chunk& c) { payloads.emplace_back(c.payload.begin(), c.payload.end()); });
+  // The median of `runs` timings of `step`, in ms.
+  const auto median_ms = [runs](const auto& step) {
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      step();
+      const auto t1 = std::chrono::steady_clock::now();
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  const auto print = [&](const char* what, double ms) {
+    std::printf("%-40s %8.2f ms %6.2f ns a sample\n", what, ms,
+                ms * 1e6 / static_cast<double>(keep.samples));
+  };
+  std::printf("%llu samples in %zu Records chunks, %d runs each, medians:\n",
+              static_cast<unsigned long long>(keep.samples), payloads.size(), runs);
+  print("decode", median_ms([&] {
+          Drop drop;
+          for (const auto& p : payloads) kprof::decode_records(p, drop);
+        }));
+  print("decode through --time's SelectingSink", median_ms([&] {
+          Drop drop;
+          kprof::SampleSelection all;
+          all.time = "0%,100%";
+          kprof::SelectingSink select(drop, all, kprof::TimeRange{});
+          for (const auto& p : payloads) kprof::decode_records(p, select);
+        }));
   size_t addresses = 0;
-  for (int i = 0; i < runs; ++i) {
-    kprof::AddressAggregator a;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const Record& r : keep.records) std::visit(Replay{a}, r);
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    addresses = a.counts().counts.size();
-  }
-  std::sort(ms.begin(), ms.end());
-  const double median = ms[ms.size() / 2];
-  std::printf(
-      "%llu samples, %zu addresses, %d runs: min %.2f ms, median %.2f ms, %.2f ns a sample\n",
-      static_cast<unsigned long long>(keep.samples), addresses, runs, ms.front(), median,
-      median * 1e6 / static_cast<double>(keep.samples));
+  print("count by address (AddressAggregator)", median_ms([&] {
+          kprof::AddressAggregator a;
+          for (const Record& r : keep.records) std::visit(Replay{a}, r);
+          addresses = a.counts().counts.size();
+        }));
+  std::printf("(%zu distinct addresses counted)\n", addresses);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "kprof_aggregate_speed: %s\n", e.what());

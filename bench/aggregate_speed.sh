@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Counting a recording's samples by address (see bench/aggregate_speed.cpp),
-# ns a sample. FILE: a .kprof with records (default: the newest
-# bench/report_speed.sh recording kept with KEEP=1).
+# A records walk's work a sample, step by step (see bench/aggregate_speed.cpp):
+# decoding, selecting as --time does, counting by address; ns a sample.
+# FILE: a .kprof with records (default: the newest bench/report_speed.sh
+# recording kept with KEEP=1).
 #   bench/aggregate_speed.sh [FILE] [RUNS]     (RUNS default 21)
 # Results: bench/out/aggregate_speed.txt
 set -euo pipefail
