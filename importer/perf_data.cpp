@@ -332,12 +332,13 @@ size_t PerfDataReader::event_of(std::span<const uint8_t> rec) const {
 
 namespace {
 
-// Records delivered in one batch at most, when they carry no time.
-constexpr size_t kBatch = 4096;
+// Records delivered in one batch at most: 64 KiB of Queued, below malloc's
+// mmap threshold, so the few batches in flight are allocated once and reused.
+constexpr size_t kBatch = 2048;
 // From this many bytes of records, they are scanned on a second thread, and
 // so many batches may wait for delivery.
 constexpr uint64_t kScanAsideFrom = 8u << 20;
-constexpr size_t kBatchesAhead = 64;
+constexpr size_t kBatchesAhead = 8;
 
 // Batches handed from the scanning thread to the delivering one, at most
 // `limit` waiting (so a slow reader holds the scanner back, not memory).
@@ -375,33 +376,59 @@ class BatchQueue {
     items_.clear();
     room_.notify_all();
   }
+  // A delivered batch handed back, emptied, for the next push to reuse: a
+  // fresh vector per batch cost a page fault per 4 KiB of it.
+  void recycle(T&& spent) {
+    spent.clear();
+    std::lock_guard lock(mu_);
+    if (spare_.size() < limit_) spare_.push_back(std::move(spent));
+  }
+  T spare() {
+    std::lock_guard lock(mu_);
+    if (spare_.empty()) return T{};
+    T out = std::move(spare_.back());
+    spare_.pop_back();
+    return out;
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable ready_, room_;
   std::deque<T> items_;
+  std::vector<T> spare_;
   size_t limit_;
   bool closed_ = false, cancelled_ = false;
 };
 
-// Sorts [begin, end) by merging its ascending runs, pairwise, until one is
-// left: a round holds one run per CPU buffer written, so this costs n log
-// (runs), where a plain sort costs n log n.
-template <typename It>
-void sort_runs(It begin, It end) {
-  std::vector<It> bounds = {begin};
-  for (It i = begin; i != end;) {
-    It next = std::next(i);
-    if (next == end || *next < *i) bounds.push_back(next);
-    i = next;
+// Sorts `v`, whose [0, sorted) is in order, by merging its ascending runs
+// pairwise until one is left, through `scratch` (kept between calls, so a
+// round allocates nothing): a round holds one run per CPU buffer written,
+// so this costs n log(runs), where a plain sort costs n log n.
+template <typename T>
+void merge_runs(std::vector<T>& v, size_t sorted, std::vector<T>& scratch) {
+  std::vector<size_t> bounds = {0};
+  if (sorted > 0) bounds.push_back(sorted);
+  for (size_t i = sorted; i < v.size(); ++i) {
+    if (i + 1 == v.size() || v[i + 1] < v[i]) bounds.push_back(i + 1);
   }
   while (bounds.size() > 2) {
-    std::vector<It> merged = {bounds[0]};
-    for (size_t k = 0; k + 2 < bounds.size(); k += 2) {
-      std::inplace_merge(bounds[k], bounds[k + 1], bounds[k + 2]);
+    scratch.resize(v.size());
+    std::vector<size_t> merged = {0};
+    size_t k = 0;
+    for (; k + 2 < bounds.size(); k += 2) {
+      std::merge(v.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
+                 v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                 v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                 v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 2]),
+                 scratch.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
       merged.push_back(bounds[k + 2]);
     }
-    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());
+    if (k + 1 < bounds.size()) {  // an odd run out: copied as it is
+      std::copy(v.begin() + static_cast<std::ptrdiff_t>(bounds[k]), v.end(),
+                scratch.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
+      merged.push_back(bounds.back());
+    }
+    v.swap(scratch);
     bounds = std::move(merged);
   }
 }
@@ -415,34 +442,28 @@ void sort_runs(It begin, It end) {
 // previous round marker are delivered in time order (ties in file order):
 // a buffer's records older than that were all written by the end of the
 // round after. At the end of the data everything left is delivered, sorted.
-void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&&)>& emit,
+void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)>& emit,
                                   ScanEnd& out) const {
-  std::vector<Queued> queue;  // records with a time, waiting for their round
-  size_t sorted = 0;          // queue[0, sorted) is in order
-  std::vector<Queued> ready;  // in delivery order, not yet emitted
+  std::vector<Queued> queue;    // records with a time, waiting for their round
+  std::vector<Queued> scratch;  // merge_runs' room
+  size_t sorted = 0;            // queue[0, sorted) is in order
+  std::vector<Queued> ready;    // in delivery order, not yet emitted
   uint64_t max_time = 0, next_flush = 0;
+  ready.reserve(kBatch);
   auto emit_ready = [&] {
-    if (!ready.empty()) emit(std::exchange(ready, {}));
+    if (!ready.empty()) emit(ready);
+  };
+  auto put = [&](const Queued& q) {
+    ready.push_back(q);
+    if (ready.size() == kBatch) emit(ready);
   };
   auto flush = [&](uint64_t limit) {
-    sort_runs(queue.begin() + static_cast<std::ptrdiff_t>(sorted), queue.end());
-    std::inplace_merge(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(sorted),
-                       queue.end());
-    // What is left waits for the next round: usually the newer part, so the
-    // queue is cut in two by swapping the older part out, not by moving the rest.
-    const auto n = static_cast<std::ptrdiff_t>(
-        std::partition_point(queue.begin(), queue.end(),
-                             [limit](const Queued& q) { return q.time <= limit; }) -
-        queue.begin());
-    if (ready.empty() && n > static_cast<std::ptrdiff_t>(queue.size()) / 2) {
-      std::vector<Queued> rest(queue.begin() + n, queue.end());
-      queue.resize(static_cast<size_t>(n));
-      ready.swap(queue);
-      queue.swap(rest);
-    } else {
-      ready.insert(ready.end(), queue.begin(), queue.begin() + n);
-      queue.erase(queue.begin(), queue.begin() + n);
-    }
+    merge_runs(queue, sorted, scratch);
+    // What is left waits for the next round: usually the newer, smaller part.
+    const auto n = std::partition_point(queue.begin(), queue.end(),
+                                        [limit](const Queued& q) { return q.time <= limit; });
+    for (auto q = queue.begin(); q != n; ++q) put(*q);
+    queue.erase(queue.begin(), n);
     sorted = queue.size();
     emit_ready();
   };
@@ -466,8 +487,7 @@ void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&&
       std::optional<uint64_t> time;
       if (event < header_.events.size()) time = perfabi::record_time(s.rec, layouts_[event]);
       if (!time || *time == 0 || *time == ~0ULL) {
-        ready.push_back({0, pos, s.rec.size(), event});
-        if (ready.size() >= kBatch) emit_ready();
+        put({0, pos, s.rec.size(), event});
       } else {
         // perf's max_timestamp: the time of the newest record at the tail.
         max_time = queue.empty() ? *time : std::max(max_time, *time);
@@ -504,20 +524,34 @@ PerfDataStatus PerfDataReader::for_each_record(
   };
   ScanEnd end;
   if (status.data_bytes < kScanAsideFrom) {
-    scan_records([&](std::vector<Queued>&& batch) { deliver(batch); }, end);
+    scan_records(
+        [&](std::vector<Queued>& batch) {
+          deliver(batch);
+          batch.clear();
+        },
+        end);
   } else {
     BatchQueue<std::vector<Queued>> batches(kBatchesAhead);
     std::exception_ptr scan_error;
     std::thread scanner([&] {
       try {
-        scan_records([&](std::vector<Queued>&& b) { batches.push(std::move(b)); }, end);
+        scan_records(
+            [&](std::vector<Queued>& b) {
+              batches.push(std::move(b));
+              b = batches.spare();
+              b.reserve(kBatch);
+            },
+            end);
       } catch (...) {
         scan_error = std::current_exception();
       }
       batches.close();
     });
     try {
-      while (std::optional<std::vector<Queued>> b = batches.pop()) deliver(*b);
+      while (std::optional<std::vector<Queued>> b = batches.pop()) {
+        deliver(*b);
+        batches.recycle(std::move(*b));
+      }
     } catch (...) {
       batches.cancel();
       scanner.join();

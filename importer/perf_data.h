@@ -143,8 +143,10 @@ class PerfDataReader {
     uint64_t pos = 0;     // where the walk stopped
     std::string problem;  // why, when not at the end of the data
   };
-  // The records in delivery order, in batches (for_each_record).
-  void scan_records(const std::function<void(std::vector<Queued>&&)>& emit, ScanEnd& out) const;
+  // The records in delivery order, in batches (for_each_record): `emit`
+  // takes a batch's records and leaves the vector empty, its room kept where
+  // it can be (batches are recycled, not allocated per round).
+  void scan_records(const std::function<void(std::vector<Queued>&)>& emit, ScanEnd& out) const;
   [[noreturn]] void fail(const std::string& what) const;
   // perf_data_features.cpp: feature sections and event names.
   void read_features(const uint64_t (&bits)[4], uint64_t table);
