@@ -33,6 +33,50 @@ TEST(PerfDecode, Sample) {
   EXPECT_TRUE(s.callchain.empty());
 }
 
+// Every 8-byte field a sample can carry, in the kernel's order: each lands
+// where it belongs (a sample of only these is read at fixed offsets), and
+// the identifier picks the sample's kind.
+TEST(PerfDecode, SampleWithEveryFixedField) {
+  SampleLayout layout{PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                          PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+                          PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+                      true};
+  layout.kinds.push_back({77, SampleKind::Event, 2});
+  const auto rec = PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
+                       .u64(77)                  // identifier
+                       .u64(0xffffffff81000010)  // ip
+                       .u32(20)                  // pid
+                       .u32(21)                  // tid
+                       .u64(9000)                // time
+                       .u64(0xdead)              // addr
+                       .u64(77)                  // id
+                       .u64(78)                  // stream id
+                       .u32(3)                   // cpu
+                       .u32(0)
+                       .u64(4000)  // period
+                       .done();
+  Collect c;
+  EXPECT_TRUE(decode_perf_record(rec, layout, c));
+  ASSERT_EQ(c.samples.size(), 1u);
+  const Sample& s = c.samples[0];
+  EXPECT_EQ(s.ip, 0xffffffff81000010u);
+  EXPECT_EQ(s.pid, 20u);
+  EXPECT_EQ(s.tid, 21u);
+  EXPECT_EQ(s.time, 9000u);
+  EXPECT_EQ(s.cpu, 3u);
+  EXPECT_EQ(s.period, 4000u);
+  EXPECT_EQ(s.mode, Mode::Kernel);
+  EXPECT_EQ(s.kind, SampleKind::Event);
+  EXPECT_EQ(s.event, 2u);
+  // One field short: an error naming the record, not a sample read past its end.
+  std::vector<uint8_t> cut(rec.begin(), rec.end() - 8);
+  const auto size = static_cast<uint16_t>(cut.size());
+  std::memcpy(&cut[6], &size, 2);
+  Collect none;
+  EXPECT_THROW(decode_perf_record(cut, layout, none), Error);
+  EXPECT_TRUE(none.samples.empty());
+}
+
 TEST(PerfDecode, SampleModes) {
   const std::pair<uint16_t, Mode> cases[] = {
       {PERF_RECORD_MISC_KERNEL, Mode::Kernel},
