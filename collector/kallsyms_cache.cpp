@@ -94,26 +94,31 @@ std::optional<CacheFile> read_cache_file(const std::string& file) {
   std::optional<std::string> cached_modules;
   std::optional<KallsymsSnapshot> snap;
   try {
+    // Our own file of three chunks (modules, kallsyms, end), each read
+    // straight into its string: kallsyms is megabytes of text.
     ProfileReader reader(std::move(*bytes), file);
-    const auto& status = reader.for_each_chunk(
-        [](uint16_t type) {
-          return type == static_cast<uint16_t>(ChunkType::Kallsyms) ||
-                 type == static_cast<uint16_t>(ChunkType::Modules);
-        },
-        [&](const Chunk& c) {
-          std::string text(reinterpret_cast<const char*>(c.payload.data()), c.payload.size());
-          if (c.type == static_cast<uint16_t>(ChunkType::Modules)) {
-            cached_modules = std::move(text);
-            return;
-          }
-          snap.emplace();
-          snap->text = std::move(text);
+    const auto headers = reader.chunk_headers();
+    if (!headers || headers->empty() ||
+        headers->back().type != static_cast<uint16_t>(ChunkType::End)) {
+      return std::nullopt;  // cut short
+    }
+    for (const ChunkHeaderInfo& h : *headers) {
+      if (h.type == static_cast<uint16_t>(ChunkType::Modules)) {
+        cached_modules.emplace();
+        if (!reader.read_text_chunk(h, *cached_modules, [](const Chunk&) {}).empty()) {
+          return std::nullopt;
+        }
+      } else if (h.type == static_cast<uint16_t>(ChunkType::Kallsyms)) {
+        snap.emplace();
+        const std::string damage = reader.read_text_chunk(h, snap->text, [&](const Chunk& c) {
           snap->chunk.type = c.type;
           snap->chunk.flags = c.flags;
           snap->chunk.raw_len = static_cast<uint32_t>(c.payload.size());
           snap->chunk.bytes.assign(c.stored.begin(), c.stored.end());
         });
-    if (!status.intact()) return std::nullopt;
+        if (!damage.empty()) return std::nullopt;
+      }
+    }
   } catch (const Error&) {
     return std::nullopt;  // damaged: the caller reads /proc/kallsyms and stores it again
   }

@@ -42,4 +42,16 @@ uint8_t* BigBuffer::reserve(size_t n) {
   return data_;
 }
 
+void advise_huge_pages(void* p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = (begin + kHugePage - 1) / kHugePage * kHugePage;
+  const uintptr_t last = (begin + n) / kHugePage * kHugePage;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 }  // namespace kprof

@@ -39,4 +39,9 @@ class BigBuffer {
   size_t capacity_ = 0;
 };
 
+// The same hint for memory someone else allocated (a string's or vector's
+// room, reserved and not yet written): the whole 2 MiB pages inside
+// [p, p + n) are asked to come as huge pages. Only worth it from a few MiB.
+void advise_huge_pages(void* p, size_t n);
+
 }  // namespace kprof

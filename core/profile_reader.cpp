@@ -303,10 +303,38 @@ void check_and_unpack(Loaded& l, uint32_t crc, std::vector<uint8_t>& small, BigB
   }
 }
 
+// A checked chunk's payload into `text` (read_text_chunk).
+std::string unpack_text(Loaded& l, std::string& text) {
+  if (!(l.h.flags & kChunkZstd)) {
+    text.assign(reinterpret_cast<const char*>(l.stored.data()), l.stored.size());
+  } else {
+    const unsigned long long size = ZSTD_getFrameContentSize(l.stored.data(), l.stored.size());
+    if (size != l.h.raw_len) return "bad zstd data (frame size does not match its raw length)";
+    text.reserve(l.h.raw_len);
+    advise_huge_pages(text.data(), l.h.raw_len);
+    text.resize(l.h.raw_len);
+    const size_t n = ZSTD_decompress(text.data(), text.size(), l.stored.data(), l.stored.size());
+    if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
+    if (n != l.h.raw_len) return "bad zstd data (short frame)";
+  }
+  l.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  return "";
+}
+
 }  // namespace
 
 std::string ProfileReader::read_chunk(const ChunkHeaderInfo& info,
                                       const std::function<void(const Chunk&)>& fn) {
+  return read_one(info, nullptr, fn);
+}
+
+std::string ProfileReader::read_text_chunk(const ChunkHeaderInfo& info, std::string& text,
+                                           const std::function<void(const Chunk&)>& fn) {
+  return read_one(info, &text, fn);
+}
+
+std::string ProfileReader::read_one(const ChunkHeaderInfo& info, std::string* text,
+                                    const std::function<void(const Chunk&)>& fn) {
   Source& s = *src_;
   if (!s.rewindable()) throw Error("internal: " + name_ + " is a stream: no chunk by offset");
   Slot& slot = slots_[0];
@@ -321,8 +349,9 @@ std::string ProfileReader::read_chunk(const ChunkHeaderInfo& info,
                                             : slot.big_stored.reserve(info.stored_len);
   if (s.read_at(body, at, info.stored_len) != info.stored_len) return "truncated " + l.where();
   l.stored = std::span<const uint8_t>(at, info.stored_len);
-  l.wanted = true;
+  l.wanted = text == nullptr;
   check_and_unpack(l, crc32(l.stored), slot.small, slot.big);
+  if (l.damage.empty() && text != nullptr) l.damage = unpack_text(l, *text);
   if (!l.damage.empty()) return l.damage;
   try {
     fn(chunk_of(l));

@@ -118,6 +118,11 @@ class ProfileReader {
   // and calls `fn` with it; returns "" or what was wrong with its bytes.
   // A file's only (not a stream's); the walk's status is left as it was.
   std::string read_chunk(const ChunkHeaderInfo& h, const std::function<void(const Chunk&)>& fn);
+  // The same for a text chunk (kallsyms, modules): its payload decompressed
+  // straight into `text`, which `fn`'s Chunk::payload then views (megabytes
+  // of kallsyms are not unpacked into the reader's buffer and copied).
+  std::string read_text_chunk(const ChunkHeaderInfo& h, std::string& text,
+                              const std::function<void(const Chunk&)>& fn);
   bool rewindable() const;
   const ReadStatus& status() const { return status_; }
   const std::string& name() const { return name_; }
@@ -127,6 +132,8 @@ class ProfileReader {
   struct Source;
   ProfileReader(std::unique_ptr<Source> source, std::string name);
   void read_header();
+  std::string read_one(const ChunkHeaderInfo& h, std::string* text,
+                       const std::function<void(const Chunk&)>& fn);
   std::unique_ptr<Source> src_;
   std::string name_;
   uint32_t version_ = 0;

@@ -220,3 +220,40 @@ TEST(ProfileReader, SkippedChunksAreNeitherReadNorChecked) {
 
 }  // namespace
 }  // namespace kprof
+
+namespace kprof {
+namespace {
+
+// read_text_chunk: a compressed and a stored chunk read straight into
+// strings, the same bytes a walk hands over; damage said, `fn` not called.
+TEST(ProfileReader, TextChunksAreReadStraightIntoStrings) {
+  testing::TempDir dir;
+  const std::string path = dir.file("t.kprof");
+  const auto payloads = write_big_chunks(path);
+  ProfileReader r = ProfileReader::open(path);
+  const auto headers = r.chunk_headers().value();
+  ASSERT_EQ(headers.size(), payloads.size() + 1);  // and End
+  for (size_t i : {0, 1}) {                        // stored as is, then compressed
+    std::string text;
+    size_t seen = 0;
+    EXPECT_EQ(r.read_text_chunk(headers[i], text, [&](const Chunk& c) { seen = c.payload.size(); }),
+              "");
+    EXPECT_EQ(std::vector<uint8_t>(text.begin(), text.end()), payloads[i]) << "chunk " << i;
+    EXPECT_EQ(seen, payloads[i].size());
+  }
+  ChunkHeaderInfo wrong = headers[1];
+  wrong.crc ^= 1;
+  std::string text;
+  bool called = false;
+  EXPECT_NE(r.read_text_chunk(wrong, text, [&](const Chunk&) { called = true; }).find("checksum"),
+            std::string::npos);
+  EXPECT_FALSE(called);
+  wrong = headers[1];
+  wrong.raw_len += 1;  // the frame says otherwise
+  EXPECT_NE(r.read_text_chunk(wrong, text, [&](const Chunk&) { called = true; }).find("zstd"),
+            std::string::npos);
+  EXPECT_FALSE(called);
+}
+
+}  // namespace
+}  // namespace kprof
