@@ -82,48 +82,51 @@ std::string shown_magic(std::span<const uint8_t> b) {
 
 // One step of a walk over the records in [pos, end) of `bytes`.
 struct Step {
-  std::span<const uint8_t> rec;  // empty at the end, or on damage
+  std::span<const uint8_t> rec;  // empty at the end, or on damage (damage_at says what)
   uint32_t type = 0;
-  uint64_t next = 0;    // where the next record starts (after any payload)
-  std::string problem;  // damage: where and why the walk stops
+  uint64_t next = 0;  // where the next record starts (after any payload)
 };
 
+// Two of perf's records carry a payload after themselves, not counted in
+// their size.
+uint64_t payload_after(std::span<const uint8_t> bytes, uint64_t pos, uint32_t type, uint16_t size) {
+  if (type == kHeaderTracingData && size >= 12) return u32_at(bytes, pos + 8);
+  if (type == kAuxtrace && size >= 16) return u64_at(bytes, pos + 8);
+  return 0;
+}
+
+// Runs once per record: no message is built here (damage_at does that).
 Step next_record(std::span<const uint8_t> bytes, uint64_t pos, uint64_t end) {
   Step s;
-  if (pos >= end) return s;
-  // Built only for a record that does not fit: this runs once per record.
+  if (pos >= end || end - pos < sizeof(perf_event_header)) return s;
+  s.type = u32_at(bytes, pos);
+  uint16_t size;
+  std::memcpy(&size, bytes.data() + pos + 6, 2);
+  if (size < sizeof(perf_event_header) || size > end - pos) return s;
+  const uint64_t payload = payload_after(bytes, pos, s.type, size);
+  if (payload > end - pos - size) return s;
+  s.rec = bytes.subspan(pos, size);
+  s.next = pos + size + payload;
+  return s;
+}
+
+// Why next_record found no record at `pos`: "" at the end of the records.
+std::string damage_at(std::span<const uint8_t> bytes, uint64_t pos, uint64_t end) {
+  if (pos >= end) return "";
   auto past = [&] {
     return end == bytes.size() ? std::string("the end of the file")
                                : "the end of the data section (offset " + num(end) + ")";
   };
-  auto at = [&] { return "record at offset " + num(pos); };
-  if (end - pos < sizeof(perf_event_header)) {
-    s.problem = at() + " runs past " + past();
-    return s;
-  }
-  s.type = u32_at(bytes, pos);
+  const std::string at = "record at offset " + num(pos);
+  if (end - pos < sizeof(perf_event_header)) return at + " runs past " + past();
   uint16_t size;
   std::memcpy(&size, bytes.data() + pos + 6, 2);
   if (size < sizeof(perf_event_header)) {
-    s.problem = at() + " has an impossible size of " + num(size) + " bytes";
-    return s;
+    return at + " has an impossible size of " + num(size) + " bytes";
   }
-  if (size > end - pos) {
-    s.problem = at() + " (" + num(size) + " bytes) runs past " + past();
-    return s;
-  }
-  // Two of perf's records carry a payload after themselves, not counted in
-  // their size.
-  uint64_t payload = 0;
-  if (s.type == kHeaderTracingData && size >= 12) payload = u32_at(bytes, pos + 8);
-  if (s.type == kAuxtrace && size >= 16) payload = u64_at(bytes, pos + 8);
-  if (payload > end - pos - size) {
-    s.problem = at() + " is followed by " + num(payload) + " bytes of data that run past " + past();
-    return s;
-  }
-  s.rec = bytes.subspan(pos, size);
-  s.next = pos + size + payload;
-  return s;
+  if (size > end - pos) return at + " (" + num(size) + " bytes) runs past " + past();
+  const uint64_t payload = payload_after(bytes, pos, u32_at(bytes, pos), size);
+  return at + " is followed by " + num(payload) + " bytes of data that run past " + past();
 }
 
 std::string section_text(uint64_t off, uint64_t size) {
@@ -166,7 +169,38 @@ PerfDataReader::PerfDataReader(std::span<const uint8_t> bytes, std::string name)
                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
                      event_by_id_.end());
   name_events();
-  for (const PerfEvent& e : header_.events) layouts_.push_back(e.layout());
+  for (const PerfEvent& e : header_.events) {
+    layouts_.push_back(e.layout());
+    const uint64_t st = e.sample_type;
+    auto bytes_of = [st](uint64_t bits) {
+      return 8 * static_cast<uint32_t>(__builtin_popcountll(st & bits));
+    };
+    TimeAt t;
+    t.has = (st & PERF_SAMPLE_TIME) != 0;
+    t.in_trailer = e.sample_id_all;
+    t.sample_off = bytes_of(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+    t.trailer_bytes = bytes_of(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+                               PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+    t.trailer_off = bytes_of(PERF_SAMPLE_TID);
+    time_at_.push_back(t);
+  }
+}
+
+// As perfabi::record_time(rec, layout(event)), which tests hold it to.
+std::optional<uint64_t> PerfDataReader::time_of(std::span<const uint8_t> rec, uint32_t type,
+                                                size_t event) const {
+  const TimeAt& t = time_at_[event];
+  const size_t body = rec.size() - sizeof(perf_event_header);
+  size_t off;
+  if (!t.has) return std::nullopt;
+  if (type == PERF_RECORD_SAMPLE) {
+    off = t.sample_off;
+  } else {
+    if (!t.in_trailer || type >= 64 || t.trailer_bytes > body) return std::nullopt;
+    off = body - t.trailer_bytes + t.trailer_off;
+  }
+  if (off + 8 > body) return std::nullopt;
+  return u64_at(rec, sizeof(perf_event_header) + off);
 }
 
 void PerfDataReader::fail(const std::string& what) const {
@@ -472,7 +506,7 @@ void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)
   for (;;) {
     const Step s = next_record(bytes_, pos, data_end_);
     if (s.rec.empty()) {
-      out.problem = s.problem;
+      out.problem = damage_at(bytes_, pos, data_end_);
       break;
     }
     if (s.type >= 64) {  // perf's own records
@@ -485,7 +519,7 @@ void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)
     } else {
       const size_t event = event_of(s.rec);
       std::optional<uint64_t> time;
-      if (event < header_.events.size()) time = perfabi::record_time(s.rec, layouts_[event]);
+      if (event < header_.events.size()) time = time_of(s.rec, s.type, event);
       if (!time || *time == 0 || *time == ~0ULL) {
         put({0, pos, s.rec.size(), event});
       } else {
