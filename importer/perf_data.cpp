@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -467,6 +468,37 @@ void merge_runs(std::vector<T>& v, size_t sorted, std::vector<T>& scratch) {
   }
 }
 
+// The first read of each 4 KiB page of a mapping costs ~2.6 us on this kind
+// of VM (its shadow page tables are filled on first touch, which
+// MAP_POPULATE does not do): more than the scan spends on a page's records.
+// So a third thread reads one byte a page of `data` (at `base` in the file)
+// from its end backwards, until it meets the scan (`scanned`) or `stop`:
+// each page is touched first by one of the two. Where touching is cheap
+// (no shadow paging) this costs ~3 ms per 100 MB.
+void touch_pages_backwards(std::span<const uint8_t> data, uint64_t base,
+                           const std::atomic<uint64_t>& scanned, const std::atomic<bool>& stop) {
+  constexpr uint64_t kPage = 4096;
+  const volatile uint8_t* bytes = data.data();
+  for (uint64_t off = data.size() / kPage * kPage; off >= kPage;) {
+    off -= kPage;
+    if (off % (16 * kPage) == 0 && (stop.load(std::memory_order_relaxed) ||
+                                    base + off <= scanned.load(std::memory_order_relaxed))) {
+      return;
+    }
+    (void)bytes[off];
+  }
+}
+
+// Joins a thread when it goes out of scope, telling it to stop first.
+struct StopAndJoin {
+  std::atomic<bool>& stop;
+  std::thread& thread;
+  ~StopAndJoin() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
+
 }  // namespace
 
 // perf's order (util/ordered-events.c, as perf report uses it): a record
@@ -477,7 +509,7 @@ void merge_runs(std::vector<T>& v, size_t sorted, std::vector<T>& scratch) {
 // a buffer's records older than that were all written by the end of the
 // round after. At the end of the data everything left is delivered, sorted.
 void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)>& emit,
-                                  ScanEnd& out) const {
+                                  ScanEnd& out, std::atomic<uint64_t>* at) const {
   std::vector<Queued> queue;    // records with a time, waiting for their round
   std::vector<Queued> scratch;  // merge_runs' room
   size_t sorted = 0;            // queue[0, sorted) is in order
@@ -509,6 +541,7 @@ void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)
       out.problem = damage_at(bytes_, pos, data_end_);
       break;
     }
+    if (at != nullptr) at->store(pos, std::memory_order_relaxed);
     if (s.type >= 64) {  // perf's own records
       if (s.type == kCompressed) fail(kCompressedMessage);
       // perf's OE_FLUSH__ROUND; an empty queue leaves the limit as it was.
@@ -565,6 +598,13 @@ PerfDataStatus PerfDataReader::for_each_record(
         },
         end);
   } else {
+    std::atomic<uint64_t> scanned{data_begin_};
+    std::atomic<bool> stop_touching{false};
+    std::thread toucher([&] {
+      touch_pages_backwards(bytes_.subspan(data_begin_, data_end_ - data_begin_), data_begin_,
+                            scanned, stop_touching);
+    });
+    const StopAndJoin toucher_joined{stop_touching, toucher};
     BatchQueue<std::vector<Queued>> batches(kBatchesAhead);
     std::exception_ptr scan_error;
     std::thread scanner([&] {
@@ -575,7 +615,7 @@ PerfDataStatus PerfDataReader::for_each_record(
               b = batches.spare();
               b.reserve(kBatch);
             },
-            end);
+            end, &scanned);
       } catch (...) {
         scan_error = std::current_exception();
       }

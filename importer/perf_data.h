@@ -16,6 +16,7 @@
 // features: its data runs to the end of the file and is read to the damage.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -147,7 +148,9 @@ class PerfDataReader {
   // The records in delivery order, in batches (for_each_record): `emit`
   // takes a batch's records and leaves the vector empty, its room kept where
   // it can be (batches are recycled, not allocated per round).
-  void scan_records(const std::function<void(std::vector<Queued>&)>& emit, ScanEnd& out) const;
+  // `at`, when given, follows where the scan is (for the page toucher).
+  void scan_records(const std::function<void(std::vector<Queued>&)>& emit, ScanEnd& out,
+                    std::atomic<uint64_t>* at = nullptr) const;
   [[noreturn]] void fail(const std::string& what) const;
   // perf_data_features.cpp: feature sections and event names.
   void read_features(const uint64_t (&bits)[4], uint64_t table);
