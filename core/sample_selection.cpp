@@ -130,19 +130,22 @@ void SelectingSink::on_sample(const Sample& s) {
       event_ == 0 ? s.kind == SampleKind::Cpu : s.kind == SampleKind::Event && s.event == event_;
   if (!of_event) return;
   ++seen_.total;
-  CpuCount& cpu = cpu_counts_[s.cpu];
-  ++cpu.samples;
-  if (cpu.tid != s.tid) {
-    flush_run(cpu);
-    cpu.tid = s.tid;
-  }
-  ++cpu.run;
   seen_.first_ns = std::min(seen_.first_ns, s.time);
   seen_.last_ns = std::max(seen_.last_ns, s.time);
-  const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
-    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
-  };
-  if (!in(tids_, s.tid) || !in(cpus_, s.cpu) || !range_.contains(s.time)) return;
+  if (by_task_) {
+    CpuCount& cpu = cpu_counts_[s.cpu];
+    ++cpu.samples;
+    if (cpu.tid != s.tid) {
+      flush_run(cpu);
+      cpu.tid = s.tid;
+    }
+    ++cpu.run;
+    const auto in = [](const std::vector<uint32_t>& v, uint32_t x) {
+      return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+    };
+    if (!in(tids_, s.tid) || !in(cpus_, s.cpu)) return;
+  }
+  if (!range_.contains(s.time)) return;
   ++seen_.kept;
   if (event_ == 0) {
     next_.on_sample(s);

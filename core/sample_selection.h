@@ -68,6 +68,8 @@ class SelectingSink final : public ForwardingSink {
  public:
   struct Seen {
     uint64_t total = 0, kept = 0;  // CPU samples
+    // Counted only when the selection names threads or CPUs: what exists
+    // when none of those match.
     std::map<uint32_t, uint64_t> tids, cpus;
     uint64_t first_ns = UINT64_MAX, last_ns = 0;  // of the CPU samples
     std::map<uint32_t, std::string> names;        // tid -> its comm, as last seen
@@ -78,7 +80,8 @@ class SelectingSink final : public ForwardingSink {
         tids_(selection.tids),
         cpus_(selection.cpus),
         range_(range),
-        event_(event) {}
+        event_(event),
+        by_task_(!tids_.empty() || !cpus_.empty()) {}
   void on_sample(const Sample& s) override;
   void on_comm(const Comm& c) override {
     seen_.names[c.tid] = c.comm;
@@ -92,8 +95,9 @@ class SelectingSink final : public ForwardingSink {
   std::vector<uint32_t> tids_, cpus_;
   TimeRange range_;
   uint32_t event_;
-  Sample copy_;  // an Event sample passed on as a Cpu one
-  Seen seen_;    // all but its tids and cpus, counted below (once per sample: no tree)
+  bool by_task_;  // --tid or --cpu: count what each thread and CPU holds
+  Sample copy_;   // an Event sample passed on as a Cpu one
+  Seen seen_;     // all but its tids and cpus, counted below (once per sample: no tree)
   // Each CPU's samples, and its current run of samples of one thread: a
   // thread's samples come in runs on a CPU, so a sample costs a compare and
   // an add, and the thread's count is looked up once a run (flush_run).

@@ -157,14 +157,21 @@ TEST(SelectingSink, AnEmptySelectionKeepsEverything) {
   for (uint32_t i = 0; i < 10; ++i) sink.on_sample(at(100 + i % 3, i % 2, i));
   EXPECT_EQ(next.samples.size(), 10u);
   EXPECT_EQ(sink.seen().kept, sink.seen().total);
+  // Nothing names a thread or CPU: none is counted (only --tid and --cpu
+  // say what exists).
+  EXPECT_TRUE(sink.seen().tids.empty());
+  EXPECT_TRUE(sink.seen().cpus.empty());
 }
 
 // Threads are counted per CPU in runs (a count is looked up once a run):
 // what seen() says must be each thread's and CPU's plain count, wherever
-// runs break, and also when asked mid-run.
+// runs break, and also when asked mid-run. They are counted when the
+// selection names CPUs or threads (here every CPU, so all are kept).
 TEST(SelectingSink, CountsEveryThreadAndCpuWhereverRunsBreak) {
   Recorder next;
-  SelectingSink sink(next, SampleSelection{}, TimeRange{});
+  SampleSelection every_cpu;
+  every_cpu.cpus = {0, 1, 2, 3};
+  SelectingSink sink(next, every_cpu, TimeRange{});
   std::map<uint32_t, uint64_t> tids, cpus;
   uint64_t x = 12345;
   for (uint32_t i = 0; i < 5000; ++i) {
