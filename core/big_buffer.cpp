@@ -44,10 +44,9 @@ uint8_t* BigBuffer::reserve(size_t n) {
 
 void advise_huge_pages(void* p, size_t n) {
 #ifdef MADV_HUGEPAGE
-  const auto begin = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t first = (begin + kHugePage - 1) / kHugePage * kHugePage;
-  const uintptr_t last = (begin + n) / kHugePage * kHugePage;
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  const size_t head = (kHugePage - reinterpret_cast<uintptr_t>(p) % kHugePage) % kHugePage;
+  if (n < head + kHugePage) return;
+  ::madvise(static_cast<uint8_t*>(p) + head, (n - head) / kHugePage * kHugePage, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)n;

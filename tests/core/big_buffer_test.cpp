@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace kprof {
 namespace {
@@ -28,6 +30,20 @@ TEST(BigBuffer, GivesWritableRoomAndKeepsItWhileItIsBigEnough) {
   EXPECT_GE(moved.capacity(), big);
   EXPECT_EQ(b.capacity(), 0u) << "moved from: holds nothing";  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(moved.reserve(big), q);
+}
+
+// A hint on someone else's room: whatever the alignment and size, the room
+// stays as it was and writable. (Whether the kernel gave huge pages is its
+// choice: /proc/self/smaps would say, per mapping; not asserted.)
+TEST(BigBuffer, HugePageAdviceLeavesTheRoomAsItWas) {
+  for (const size_t n : {size_t{0}, size_t{4096}, size_t{(2u << 20) + 1}, size_t{5u << 20}}) {
+    std::vector<uint8_t> room;
+    room.reserve(n + 1);
+    advise_huge_pages(room.data(), n);
+    room.assign(n, 0x5a);
+    advise_huge_pages(room.data() + 1, n == 0 ? 0 : n - 1);  // unaligned, written already
+    EXPECT_EQ(std::count(room.begin(), room.end(), 0x5a), static_cast<std::ptrdiff_t>(n)) << n;
+  }
 }
 
 }  // namespace

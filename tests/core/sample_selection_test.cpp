@@ -182,7 +182,9 @@ TEST(SelectingSink, CountsEveryThreadAndCpuWhereverRunsBreak) {
     for (uint32_t k = 0; k < run; ++k) sink.on_sample(at(tid, cpu, i));
     tids[tid] += run;
     cpus[cpu] += run;
-    if (i == 2500) EXPECT_EQ(sink.seen().tids, tids) << "asked mid-run";
+    if (i == 2500) {
+      EXPECT_EQ(sink.seen().tids, tids) << "asked mid-run";
+    }
   }
   const SelectingSink::Seen seen = sink.seen();
   EXPECT_EQ(seen.tids, tids);
