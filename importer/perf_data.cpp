@@ -184,7 +184,8 @@ PerfDataReader::PerfDataReader(std::span<const uint8_t> bytes, std::string name)
   }
 }
 
-// As perfabi::record_time(rec, layout(event)), which tests hold it to.
+// What perfabi::record_time(rec, layout(event)) finds, from offsets computed
+// once per event (the ordering tests fail when one is wrong).
 std::optional<uint64_t> PerfDataReader::time_of(std::span<const uint8_t> rec, uint32_t type,
                                                 size_t event) const {
   const TimeAt& t = time_at_[event];
