@@ -181,6 +181,25 @@ ChunkHeader parse_header(const uint8_t* b) {
 // From this size, a chunk's bytes go into a BigBuffer (core/big_buffer.h).
 constexpr size_t kBigChunk = 64u << 10;
 
+// A compressed chunk's payload, decompressed where `room(raw_len)` says;
+// returns "" or the problem. The frame must declare exactly raw_len bytes,
+// so a damaged length can neither overflow the room nor make us allocate
+// what the data cannot fill.
+template <typename Room>
+std::string decompress(const ChunkHeader& h, std::span<const uint8_t> stored, Room&& room) {
+  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (size != h.raw_len) {
+    const bool unreadable = size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN;
+    return "bad zstd data (frame size " + (unreadable ? "unreadable" : std::to_string(size)) +
+           ", raw length " + std::to_string(h.raw_len) + ")";
+  }
+  void* into = room(h.raw_len);
+  const size_t n = ZSTD_decompress(into, h.raw_len, stored.data(), stored.size());
+  if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
+  if (n != h.raw_len) return "bad zstd data (short frame)";
+  return "";
+}
+
 // The payload: the stored bytes themselves, or decompressed into `small`
 // or (from 1 MiB) `big`; returns "" or the problem.
 std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
@@ -189,26 +208,18 @@ std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
     *out = stored;
     return "";
   }
-  // The frame must declare exactly raw_len bytes, so a damaged length can
-  // neither overflow the buffer nor make us allocate what the data cannot fill.
-  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (size != h.raw_len) {
-    const bool unreadable = size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN;
-    return "bad zstd data (frame size " + (unreadable ? "unreadable" : std::to_string(size)) +
-           ", raw length " + std::to_string(h.raw_len) + ")";
-  }
   uint8_t* into = nullptr;
-  if (h.raw_len < kBigChunk) {
-    small.resize(h.raw_len);
-    into = small.data();
-  } else {
-    into = big.reserve(h.raw_len);
-  }
-  const size_t n = ZSTD_decompress(into, h.raw_len, stored.data(), stored.size());
-  if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
-  if (n != h.raw_len) return "bad zstd data (short frame)";
-  *out = std::span<const uint8_t>(into, h.raw_len);
-  return "";
+  std::string problem = decompress(h, stored, [&](size_t n) {
+    if (n < kBigChunk) {
+      small.resize(n);
+      into = small.data();
+    } else {
+      into = big.reserve(n);
+    }
+    return into;
+  });
+  if (problem.empty()) *out = std::span<const uint8_t>(into, h.raw_len);
+  return problem;
 }
 
 // A stream's payload grows in steps of this much, so a damaged length costs
@@ -308,14 +319,13 @@ std::string unpack_text(Loaded& l, std::string& text) {
   if (!(l.h.flags & kChunkZstd)) {
     text.assign(reinterpret_cast<const char*>(l.stored.data()), l.stored.size());
   } else {
-    const unsigned long long size = ZSTD_getFrameContentSize(l.stored.data(), l.stored.size());
-    if (size != l.h.raw_len) return "bad zstd data (frame size does not match its raw length)";
-    text.reserve(l.h.raw_len);
-    advise_huge_pages(text.data(), l.h.raw_len);
-    text.resize(l.h.raw_len);
-    const size_t n = ZSTD_decompress(text.data(), text.size(), l.stored.data(), l.stored.size());
-    if (ZSTD_isError(n)) return "bad zstd data (" + std::string(ZSTD_getErrorName(n)) + ")";
-    if (n != l.h.raw_len) return "bad zstd data (short frame)";
+    auto room = [&text](size_t n) {  // asked for huge pages before it is written
+      text.reserve(n);
+      advise_huge_pages(text.data(), n);
+      text.resize(n);
+      return text.data();
+    };
+    if (std::string problem = decompress(l.h, l.stored, room); !problem.empty()) return problem;
   }
   l.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   return "";
