@@ -169,37 +169,8 @@ PerfDataReader::PerfDataReader(std::span<const uint8_t> bytes, std::string name)
   name_events();
   for (const PerfEvent& e : header_.events) {
     layouts_.push_back(e.layout());
-    const uint64_t st = e.sample_type;
-    auto bytes_of = [st](uint64_t bits) {
-      return 8 * static_cast<uint32_t>(__builtin_popcountll(st & bits));
-    };
-    TimeAt t;
-    t.has = (st & PERF_SAMPLE_TIME) != 0;
-    t.in_trailer = e.sample_id_all;
-    t.sample_off = bytes_of(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID);
-    t.trailer_bytes = bytes_of(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                               PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
-    t.trailer_off = bytes_of(PERF_SAMPLE_TID);
-    time_at_.push_back(t);
+    time_at_.push_back(perfabi::time_position(layouts_.back()));
   }
-}
-
-// What perfabi::record_time(rec, layout(event)) finds, from offsets computed
-// once per event (the ordering tests fail when one is wrong).
-std::optional<uint64_t> PerfDataReader::time_of(std::span<const uint8_t> rec, uint32_t type,
-                                                size_t event) const {
-  const TimeAt& t = time_at_[event];
-  const size_t body = rec.size() - sizeof(perf_event_header);
-  size_t off;
-  if (!t.has) return std::nullopt;
-  if (type == PERF_RECORD_SAMPLE) {
-    off = t.sample_off;
-  } else {
-    if (!t.in_trailer || type >= 64 || t.trailer_bytes > body) return std::nullopt;
-    off = body - t.trailer_bytes + t.trailer_off;
-  }
-  if (off + 8 > body) return std::nullopt;
-  return u64_at(rec, sizeof(perf_event_header) + off);
 }
 
 void PerfDataReader::fail(const std::string& what) const {
@@ -426,7 +397,7 @@ void PerfDataReader::scan_records(const std::function<void(std::vector<Queued>&)
     } else {
       const size_t event = event_of(s.rec);
       std::optional<uint64_t> time;
-      if (event < header_.events.size()) time = time_of(s.rec, s.type, event);
+      if (event < header_.events.size()) time = perfabi::record_time_at(s.rec, time_at_[event]);
       if (!time || *time == 0 || *time == ~0ULL) {
         put({0, pos, s.rec.size(), event});
       } else {

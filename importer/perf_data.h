@@ -163,17 +163,8 @@ class PerfDataReader {
   std::vector<std::pair<uint64_t, size_t>> event_by_id_;  // (id, event), sorted
   std::vector<PendingName> pending_names_;
   std::vector<perfabi::SampleLayout> layouts_;  // per event, as layout(event)
-  // Where each event's records carry their time, from its layout (the scan
-  // reads it for every record): perfabi::record_time's answer, precomputed.
-  struct TimeAt {
-    bool has = false;            // PERF_SAMPLE_TIME
-    bool in_trailer = false;     // sample_id_all: other records carry it at their end
-    uint32_t sample_off = 0;     // in a sample's body
-    uint32_t trailer_bytes = 0;  // the sample_id trailer's length
-    uint32_t trailer_off = 0;    // the time's offset within it
-  };
-  std::vector<TimeAt> time_at_;
-  std::optional<uint64_t> time_of(std::span<const uint8_t> rec, uint32_t type, size_t event) const;
+  // Where each event's records carry their time (the scan reads it for every record).
+  std::vector<perfabi::TimePosition> time_at_;
 };
 
 // Whether `head` (a file's first bytes) starts with perf.data's magic.

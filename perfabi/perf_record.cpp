@@ -437,27 +437,41 @@ std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const Samp
   return n >= after ? u64_at(n - after) : std::nullopt;
 }
 
-std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLayout& layout) {
+TimePosition time_position(const SampleLayout& layout) {
   const uint64_t st = layout.sample_type;
-  if (rec.size() < sizeof(perf_event_header) || !(st & PERF_SAMPLE_TIME)) return std::nullopt;
+  auto bytes_of = [st](uint64_t bits) {
+    return 8 * static_cast<uint32_t>(__builtin_popcountll(st & bits));
+  };
+  TimePosition t;
+  t.has = (st & PERF_SAMPLE_TIME) != 0;
+  t.in_trailer = layout.sample_id_all;
+  t.sample_off = bytes_of(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+  // The trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end.
+  t.trailer_bytes = bytes_of(kTrailerBits);
+  t.trailer_off = bytes_of(PERF_SAMPLE_TID);
+  return t;
+}
+
+std::optional<uint64_t> record_time_at(std::span<const uint8_t> rec, const TimePosition& t) {
+  if (rec.size() < sizeof(perf_event_header) || !t.has) return std::nullopt;
   uint32_t type;
   std::memcpy(&type, rec.data(), 4);
-  const std::span<const uint8_t> body = rec.subspan(sizeof(perf_event_header));
+  const size_t body = rec.size() - sizeof(perf_event_header);
   size_t off;
   if (type == PERF_RECORD_SAMPLE) {
-    off = 8 * static_cast<size_t>(__builtin_popcountll(
-                  st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
+    off = t.sample_off;
   } else {
-    if (!layout.sample_id_all || type >= 64) return std::nullopt;
-    // The trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end.
-    const size_t trailer = 8 * static_cast<size_t>(__builtin_popcountll(st & kTrailerBits));
-    if (trailer > body.size()) return std::nullopt;
-    off = body.size() - trailer + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+    if (!t.in_trailer || type >= 64 || t.trailer_bytes > body) return std::nullopt;
+    off = body - t.trailer_bytes + t.trailer_off;
   }
-  if (off + 8 > body.size()) return std::nullopt;
+  if (off + 8 > body) return std::nullopt;
   uint64_t time;
-  std::memcpy(&time, body.data() + off, 8);
+  std::memcpy(&time, rec.data() + sizeof(perf_event_header) + off, 8);
   return time;
+}
+
+std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLayout& layout) {
+  return record_time_at(rec, time_position(layout));
 }
 
 // ------------------------------------------------------------------ ring

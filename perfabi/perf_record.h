@@ -103,6 +103,18 @@ std::optional<uint64_t> record_event_id(std::span<const uint8_t> rec, const Samp
 // when the record is too short to hold it. Perf's synthesized records carry
 // time 0.
 std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLayout& layout);
+// Where a layout's records carry their time, worked out once for a reader
+// that asks for every record's (a perf.data's scan), and the same answer
+// as record_time(rec, layout) from it (record_time_at).
+struct TimePosition {
+  bool has = false;            // PERF_SAMPLE_TIME
+  bool in_trailer = false;     // sample_id_all: other records carry it at their end
+  uint32_t sample_off = 0;     // in a sample's body
+  uint32_t trailer_bytes = 0;  // the sample_id trailer's length
+  uint32_t trailer_off = 0;    // the time's offset within it
+};
+TimePosition time_position(const SampleLayout& layout);
+std::optional<uint64_t> record_time_at(std::span<const uint8_t> rec, const TimePosition& at);
 
 // Result of one pass over a ring buffer.
 struct RingRead {
