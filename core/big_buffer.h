@@ -1,10 +1,15 @@
 // A byte buffer in its own anonymous mapping, for what a reader
-// decompresses megabytes at a time (a Records chunk is up to 4 MiB). On this
-// kind of VM a page's first touch costs ~9 µs (touching 4 MiB of fresh
-// malloc memory took 9 ms): the mapping asks for transparent huge pages
-// (madvise mode, as Debian's kernels have them), one fault per 2 MiB
-// (0.3 ms for the same 4 MiB when the kernel has huge pages free), and is
-// reused from chunk to chunk, so each page is touched fresh once per walk.
+// decompresses megabytes at a time (a Records chunk is up to 4 MiB): reused
+// from chunk to chunk, so each page is touched fresh once per walk, grown
+// without copying what it held, never zero-filled, and handed back whole
+// when it goes.
+//
+// Plain pages, not transparent huge pages (asked for until stop 49): after
+// a pause, the kernel's zeroing of fresh huge pages took up to 21 ms of one
+// --time report's reading thread (clear_page_erms, profiled with perf), and
+// a --time 10%,50% report run 3 s after the last took 44-54 ms with huge
+// pages against 35-44 ms without (bench/report_ab.sh with PAUSE=3, medians
+// of 11, both orders); back to back, huge pages were ~5% faster.
 #pragma once
 
 #include <cstddef>
@@ -17,10 +22,7 @@ class BigBuffer {
  public:
   BigBuffer() = default;
   BigBuffer(BigBuffer&& o) noexcept
-      : base_(std::exchange(o.base_, nullptr)),
-        mapped_(std::exchange(o.mapped_, 0)),
-        data_(std::exchange(o.data_, nullptr)),
-        capacity_(std::exchange(o.capacity_, 0)) {}
+      : data_(std::exchange(o.data_, nullptr)), capacity_(std::exchange(o.capacity_, 0)) {}
   BigBuffer& operator=(BigBuffer&&) = delete;
   BigBuffer(const BigBuffer&) = delete;
   BigBuffer& operator=(const BigBuffer&) = delete;
@@ -33,15 +35,8 @@ class BigBuffer {
   size_t capacity() const { return capacity_; }
 
  private:
-  void* base_ = nullptr;  // the mapping
-  size_t mapped_ = 0;
-  uint8_t* data_ = nullptr;  // its first 2 MiB boundary
+  uint8_t* data_ = nullptr;  // the mapping
   size_t capacity_ = 0;
 };
-
-// The same hint for memory someone else allocated (a string's or vector's
-// room, reserved and not yet written): the whole 2 MiB pages inside
-// [p, p + n) are asked to come as huge pages. Only worth it from a few MiB.
-void advise_huge_pages(void* p, size_t n);
 
 }  // namespace kprof

@@ -319,9 +319,7 @@ std::string unpack_text(Loaded& l, std::string& text) {
   if (!(l.h.flags & kChunkZstd)) {
     text.assign(reinterpret_cast<const char*>(l.stored.data()), l.stored.size());
   } else {
-    auto room = [&text](size_t n) {  // asked for huge pages before it is written
-      text.reserve(n);
-      advise_huge_pages(text.data(), n);
+    auto room = [&text](size_t n) {
       text.resize(n);
       return text.data();
     };
