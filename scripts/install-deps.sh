@@ -11,6 +11,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libpfm4-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev zlib1g-dev libboost-dev
   libcli11-dev nlohmann-json3-dev file
+  libisal-dev  # ISA-L: the file format's CRC-32
   libcapstone-dev  # kprof annotate's disassembler
   help2man  # the man pages (packaging/), from each command's --help
 )
