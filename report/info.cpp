@@ -150,11 +150,17 @@ void add_syscalls(TextTable& t, const std::optional<SyscallCounts>& c) {
 }
 
 // The per-thread table (core/thread_counts.h): what it holds, and what reads it.
-void add_threads(TextTable& t, const std::optional<ThreadCounts>& threads) {
+// A table whose chunk was damaged is said to be so, not to be missing.
+void add_threads(TextTable& t, const std::optional<ThreadCounts>& threads,
+                 const ReadStatus& status) {
   if (!threads) {
-    t.add_row({"per thread:",
-               "no table (older files, imports of listings): --sort tid|cpu, "
-               "--tid and --cpu read the records"});
+    const bool damaged =
+        std::any_of(status.damaged.begin(), status.damaged.end(), [](const DamagedChunk& d) {
+          return d.type == static_cast<uint16_t>(ChunkType::ThreadCounts);
+        });
+    t.add_row({"per thread:", std::string(damaged ? "table damaged (skipped, see status)"
+                                                  : "no table (older files, imports of listings)") +
+                                  ": --sort tid|cpu, --tid and --cpu read the records"});
     return;
   }
   std::set<uint32_t> tids, cpus;
@@ -228,7 +234,7 @@ void write_info(std::ostream& out, const Profile& p, const ProfileHistogram& his
   add_environment(t, p.environment);
   add_syscalls(t, p.syscalls);
   add_off_cpu(t, p.off_cpu);
-  add_threads(t, p.threads);
+  add_threads(t, p.threads, p.status);
   if (p.unwind) t.add_row({"unwinding:", unwind_notice(*p.unwind)});
   for (const auto& [name, value] : p.run.scores) {
     t.add_row({"score " + name + ":", format_fixed(value, 6)});

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_layout.h"
 #include "core/records_chunk.h"
 #include "export/tables.h"
 #include "perfabi/load.h"
@@ -424,6 +425,15 @@ TEST(Info, ShowsEveryKeyField) {
   EXPECT_EQ(info_value(with.str(), "per thread"),
             "2 threads on 2 CPUs, 3 (thread, CPU, function) counts: --sort tid|cpu|comm|pid, "
             "--tid, --cpu, --comm and --pid read them");
+  // A table whose chunk was damaged: said so, not called missing.
+  p.threads.reset();
+  p.status.damaged.push_back({static_cast<uint16_t>(ChunkType::ThreadCounts), 1234, 80,
+                              "bad checksum (the bytes were damaged)"});
+  std::ostringstream damaged;
+  write_info(damaged, p, hist, chunk_counts(p.status));
+  EXPECT_EQ(
+      info_value(damaged.str(), "per thread"),
+      "table damaged (skipped, see status): --sort tid|cpu, --tid and --cpu read the records");
 }
 
 TEST(Info, CutShortFile) {
