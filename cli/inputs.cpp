@@ -247,12 +247,18 @@ bool select_from_table(Profile& p, const std::string& path, const SampleSelectio
   return true;
 }
 
+// What the view after a recount needs besides the rows' counts.
+struct RecountNeeds {
+  bool slices = true;    // time slices and peaks: the records are read, not the per-thread table
+  bool threads = false;  // per-thread counts, for --comm and --pid of a flat profile after
+};
+
 // --tid, --cpu, --time (see load_filtered).
 void select_records(Profile& p, const std::string& path, const InputOptions& options,
-                    const SampleSelection& sel, std::vector<std::string>& notes, bool slices_needed,
-                    bool threads_needed = false) {
+                    const SampleSelection& sel, std::vector<std::string>& notes,
+                    RecountNeeds needs = {}) {
   const std::string what = sel.empty() ? "--event " + p.run.event.name : sel.describe();
-  if (!slices_needed && select_from_table(p, path, sel, notes)) return;
+  if (!needs.slices && select_from_table(p, path, sel, notes)) return;
   need_records(path, what);
   if (!p.histogram_usable()) {
     throw Error(path + " is cut short (its records counted again as read): " + what +
@@ -286,7 +292,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
     agg.emplace(p.run.event.callchains);
     agg->leave_out(p.run.recorder_pid);
     if (is_clock_event(p.run.event)) agg->weigh_by_cpu_time();
-    if (threads_needed) agg->count_threads();  // for --comm and --pid of a flat profile after
+    if (needs.threads) agg->count_threads();  // for --comm and --pid of a flat profile after
     SelectingSink sink(*agg, sel, range, p.event_shown);
     // Stack copies still in the file (--keep-stacks, or cut short) are
     // unwound as kprof record does.
@@ -330,7 +336,7 @@ void select_records(Profile& p, const std::string& path, const InputOptions& opt
     p.histogram = std::move(named.histogram);
     p.stacks.reset();
   }
-  p.threads = std::move(named.threads);  // none unless threads_needed
+  p.threads = std::move(named.threads);  // none unless needs.threads
   const double pct = 100.0 * static_cast<double>(seen.kept) / static_cast<double>(seen.total);
   std::string notice =
       sel.empty()
@@ -377,7 +383,7 @@ Profile load_input(const std::string& path, const InputOptions& options) {
   Profile p = load_unpicked(path, options, &recount);
   if (recount) {
     std::vector<std::string> notes;
-    select_records(p, path, options, {}, notes, true);
+    select_records(p, path, options, {}, notes);
   }
   return p;
 }
@@ -490,10 +496,11 @@ Profile load_filtered(const std::string& path, const InputOptions& options,
   Profile p = load_unpicked(path, options, &recount);
   std::vector<std::string> added, event_notes;
   if (!filter.records.empty()) {
-    select_records(p, path, options, filter.records, added, slices_needed,
-                   !filter.comms.empty() || !filter.pids.empty());
+    select_records(
+        p, path, options, filter.records, added,
+        {.slices = slices_needed, .threads = !filter.comms.empty() || !filter.pids.empty()});
   } else if (recount) {
-    select_records(p, path, options, {}, event_notes, true);
+    select_records(p, path, options, {}, event_notes);
   }
   if (!filter.table_keys_empty()) {
     apply_filter(p, filter);
