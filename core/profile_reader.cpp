@@ -201,7 +201,7 @@ std::string decompress(const ChunkHeader& h, std::span<const uint8_t> stored, Ro
 }
 
 // The payload: the stored bytes themselves, or decompressed into `small`
-// or (from 1 MiB) `big`; returns "" or the problem.
+// or (from kBigChunk) `big`; returns "" or the problem.
 std::string unpack(const ChunkHeader& h, std::span<const uint8_t> stored,
                    std::vector<uint8_t>& small, BigBuffer& big, std::span<const uint8_t>* out) {
   if (!(h.flags & kChunkZstd)) {
