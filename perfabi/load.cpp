@@ -8,7 +8,7 @@
 namespace kprof::perfabi {
 
 void SpoolDecoder::decode(std::span<const uint8_t> payload, RecordSink& sink) const {
-  decode_spool(payload, sink, damaged_);
+  decode_spool(payload, sink, damaged_, which_);
 }
 
 Profile load_profile(const std::string& path, const LoadOptions& options, uint64_t* damaged) {
@@ -27,7 +27,7 @@ Profile load_profile_bytes(std::vector<uint8_t> bytes, const std::string& name,
 }
 
 CompactResult compact_profile(const std::string& path) {
-  return compact_records(path, SpoolDecoder());
+  return compact_records(path, SpoolDecoder(nullptr, SpoolRecords::kKept));
 }
 
 }  // namespace kprof::perfabi

@@ -16,99 +16,91 @@ uint64_t load_u64(const uint8_t* p) {
   return v;
 }
 
-// One chunk's records, kept by type and merged by time through `order`.
-class Batch : public RecordSink {
- public:
-  enum Kind : uint8_t { kSample, kMmap, kComm, kFork, kExit, kLost, kSwitch };
-  struct Ref {
-    uint64_t time;
-    Kind kind;
-    uint32_t index;
-  };
-  void on_sample(const Sample& s) override { add(s.time, kSample, samples_, s); }
-  void on_mmap(const Mmap& m) override { add(m.time, kMmap, mmaps_, m); }
-  void on_comm(const Comm& c) override { add(c.time, kComm, comms_, c); }
-  void on_fork(const Fork& f) override { add(f.time, kFork, forks_, f); }
-  void on_exit(const Fork& f) override { add(f.time, kExit, forks_, f); }
-  void on_lost(const Lost& l) override { add(l.time, kLost, losts_, l); }
-  void on_throttle(uint64_t t) override { throttles_.push_back(t); }
-  void on_switch(const Switch& w) override { add(w.time, kSwitch, switches_, w); }
+// Where a record lies in the payload, and the time its delivery carries:
+// what decode_perf_record puts in the record it gives (a fork's or exit's
+// own time; every other record's from its sample fields or sample_id
+// trailer; 0 where the layout carries none).
+struct Ref {
+  uint64_t time;
+  uint64_t offset;
+};
 
-  // Marks the end of one ring's records: in time order already, so sort()
-  // only merges these runs.
-  void end_run() {
-    if (runs_.empty() || runs_.back() != order_.size()) runs_.push_back(order_.size());
+uint64_t delivery_time(std::span<const uint8_t> rec, uint32_t type, const TimePosition& at) {
+  if (type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) {
+    constexpr size_t kTime = sizeof(perf_event_header) + 16;  // after pid, ppid, tid, ptid
+    return rec.size() >= kTime + 8 ? load_u64(rec.data() + kTime) : 0;
   }
-  // Orders the records by time, stably (ties keep ring order): each run is
-  // sorted if it is not already, then the runs are merged pairwise, in
-  // O(n log runs) rather than O(n log n).
-  void sort() {
-    end_run();
-    auto by_time = [](const Ref& a, const Ref& b) { return a.time < b.time; };
-    size_t begin = 0;
-    for (size_t end : runs_) {
-      if (!std::is_sorted(order_.begin() + begin, order_.begin() + end, by_time)) {
-        std::stable_sort(order_.begin() + begin, order_.begin() + end, by_time);
-      }
-      begin = end;
+  return record_time_at(rec, at).value_or(0);
+}
+
+// Orders one chunk's refs by time, stably (ties keep ring order): `runs`
+// end each ring's refs, already in time order as the ring wrote them, so
+// each is sorted only if it is not, then the runs are merged pairwise, in
+// O(n log runs) rather than O(n log n).
+void merge_runs(std::vector<Ref>& order, const std::vector<size_t>& runs) {
+  auto by_time = [](const Ref& a, const Ref& b) { return a.time < b.time; };
+  size_t begin = 0;
+  for (size_t end : runs) {
+    if (!std::is_sorted(order.begin() + begin, order.begin() + end, by_time)) {
+      std::stable_sort(order.begin() + begin, order.begin() + end, by_time);
     }
-    std::vector<size_t> bounds{0};
-    bounds.insert(bounds.end(), runs_.begin(), runs_.end());
-    while (bounds.size() > 2) {  // bounds[i]..bounds[i+1] are sorted runs
-      std::vector<size_t> merged{0};
-      for (size_t i = 0; i + 1 < bounds.size(); i += 2) {
-        const size_t lo = bounds[i], mid = bounds[i + 1];
-        const size_t hi = i + 2 < bounds.size() ? bounds[i + 2] : mid;
-        std::inplace_merge(order_.begin() + lo, order_.begin() + mid, order_.begin() + hi, by_time);
-        merged.push_back(hi);
-      }
-      bounds = std::move(merged);
-    }
+    begin = end;
   }
-  void deliver(RecordSink& sink) const {
-    for (uint64_t t : throttles_) sink.on_throttle(t);
-    for (const Ref& r : order_) {
-      switch (r.kind) {
-        case kSample:
-          sink.on_sample(samples_[r.index]);
-          break;
-        case kMmap:
-          sink.on_mmap(mmaps_[r.index]);
-          break;
-        case kComm:
-          sink.on_comm(comms_[r.index]);
-          break;
-        case kFork:
-          sink.on_fork(forks_[r.index]);
-          break;
-        case kExit:
-          sink.on_exit(forks_[r.index]);
-          break;
-        case kLost:
-          sink.on_lost(losts_[r.index]);
-          break;
-        case kSwitch:
-          sink.on_switch(switches_[r.index]);
-          break;
-      }
+  std::vector<size_t> bounds{0};
+  bounds.insert(bounds.end(), runs.begin(), runs.end());
+  while (bounds.size() > 2) {  // bounds[i]..bounds[i+1] are sorted runs
+    std::vector<size_t> merged{0};
+    for (size_t i = 0; i + 1 < bounds.size(); i += 2) {
+      const size_t lo = bounds[i], mid = bounds[i + 1];
+      const size_t hi = i + 2 < bounds.size() ? bounds[i + 2] : mid;
+      std::inplace_merge(order.begin() + lo, order.begin() + mid, order.begin() + hi, by_time);
+      merged.push_back(hi);
     }
+    bounds = std::move(merged);
+  }
+}
+
+// Passes records on to `to`, saying whether the one being decoded reached
+// it: an error after that is the sink's own, not the record's damage.
+class Forward : public RecordSink {
+ public:
+  explicit Forward(RecordSink& to) : to_(to) {}
+  bool reached = false;
+  void on_sample(const Sample& s) override {
+    reached = true;
+    to_.on_sample(s);
+  }
+  void on_mmap(const Mmap& m) override {
+    reached = true;
+    to_.on_mmap(m);
+  }
+  void on_comm(const Comm& c) override {
+    reached = true;
+    to_.on_comm(c);
+  }
+  void on_fork(const Fork& f) override {
+    reached = true;
+    to_.on_fork(f);
+  }
+  void on_exit(const Fork& f) override {
+    reached = true;
+    to_.on_exit(f);
+  }
+  void on_lost(const Lost& l) override {
+    reached = true;
+    to_.on_lost(l);
+  }
+  void on_throttle(uint64_t t) override {
+    reached = true;
+    to_.on_throttle(t);
+  }
+  void on_switch(const Switch& w) override {
+    reached = true;
+    to_.on_switch(w);
   }
 
  private:
-  template <typename T>
-  void add(uint64_t time, Kind kind, std::vector<T>& v, const T& r) {
-    order_.push_back({time, kind, static_cast<uint32_t>(v.size())});
-    v.push_back(r);
-  }
-  std::vector<Ref> order_;
-  std::vector<Sample> samples_;
-  std::vector<Mmap> mmaps_;
-  std::vector<Comm> comms_;
-  std::vector<Fork> forks_;
-  std::vector<Lost> losts_;
-  std::vector<Switch> switches_;
-  std::vector<uint64_t> throttles_;
-  std::vector<size_t> runs_;  // end of each ring's records in order_
+  RecordSink& to_;
 };
 
 }  // namespace
@@ -171,7 +163,8 @@ std::vector<uint8_t> Spool::take() {
   return out;
 }
 
-void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged) {
+void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged,
+                  SpoolRecords which) {
   ByteReader r(payload, "profile chunk 'perf-records'");
   SampleLayout layout;
   layout.sample_type = r.u64();
@@ -199,8 +192,28 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
     layout.sample_type &= ~kLayoutHasRegs;
     layout.regs_user = r.u64();
   }
-  Batch batch;
-  Sample scratch;
+  // First where each record lies and when (no decoding, no copies), then
+  // each decoded in time order straight into the sink through one scratch
+  // Sample. Throttles come first, as they always have.
+  const TimePosition at = time_position(layout);
+  // kKept: the ids of the samples a Records chunk drops (sorted).
+  std::vector<uint64_t> dropped;
+  if (which == SpoolRecords::kKept && (layout.sample_type & PERF_SAMPLE_IDENTIFIER)) {
+    for (const EventId& e : layout.kinds) {
+      if (e.kind == SampleKind::SwitchOut || e.kind == SampleKind::Wakeup) dropped.push_back(e.id);
+    }
+    std::sort(dropped.begin(), dropped.end());
+  }
+  auto kept = [&](std::span<const uint8_t> rec, uint32_t type) {
+    if (which == SpoolRecords::kAll) return true;
+    if (type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE) return false;
+    if (type != PERF_RECORD_SAMPLE || dropped.empty() || rec.size() < 16) return true;
+    return !std::binary_search(dropped.begin(), dropped.end(), load_u64(rec.data() + 8));
+  };
+  std::vector<Ref> order;
+  std::vector<uint64_t> throttles;
+  std::vector<size_t> runs;  // end of each ring's refs in order
+  order.reserve(payload.size() / 64);
   while (!r.done()) {
     const uint32_t n = r.u32();
     if (n > r.left()) r.fail("block of " + std::to_string(n) + " bytes is longer than the chunk");
@@ -212,17 +225,35 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
       if (size < sizeof(perf_event_header) || size > block.size()) {
         r.fail("perf record of " + std::to_string(size) + " bytes does not fit its block");
       }
-      try {
-        decode_perf_record(block.first(size), layout, batch, scratch);
-      } catch (const Error&) {
-        if (damaged) ++*damaged;  // one bad record from the kernel costs that record only
+      uint32_t type;
+      std::memcpy(&type, block.data(), sizeof type);
+      const auto offset = static_cast<uint64_t>(block.data() - payload.data());
+      if (type == PERF_RECORD_THROTTLE || type == PERF_RECORD_UNTHROTTLE) {
+        throttles.push_back(offset);
+      } else if (kept(block.first(size), type)) {
+        order.push_back({delivery_time(block.first(size), type, at), offset});
       }
       block = block.subspan(size);
     }
-    batch.end_run();
+    if (runs.empty() || runs.back() != order.size()) runs.push_back(order.size());
   }
-  batch.sort();
-  batch.deliver(sink);
+  merge_runs(order, runs);
+
+  Forward forward(sink);
+  Sample scratch;
+  auto decode_at = [&](uint64_t offset) {
+    uint16_t size;
+    std::memcpy(&size, payload.data() + offset + 6, sizeof size);
+    forward.reached = false;
+    try {
+      decode_perf_record(payload.subspan(offset, size), layout, forward, scratch);
+    } catch (const Error&) {
+      if (forward.reached) throw;
+      if (damaged) ++*damaged;  // one bad record from the kernel costs that record only
+    }
+  };
+  for (uint64_t offset : throttles) decode_at(offset);
+  for (const Ref& ref : order) decode_at(ref.offset);
 }
 
 }  // namespace kprof::perfabi

@@ -55,11 +55,18 @@ class Spool {
   size_t records_ = 0;
 };
 
+// Which records decode_spool delivers: all, or (kKept) only those a Records
+// chunk keeps (RecordEncoder): no context switches and no --off-cpu switch
+// or wakeup samples, which are then passed over unread, as compaction wants
+// (in a context-switch storm they are nearly all of the records).
+enum class SpoolRecords { kAll, kKept };
+
 // Decodes a PerfRecords payload into `sink`: every block's records merged
 // by time (stably: ties keep block order), so side-band records and samples
 // of different CPUs come in the order they happened. A record whose fields
 // do not fit is skipped (counted in *damaged when given); a block or record
 // length that does not fit the payload throws kprof::Error.
-void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr);
+void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* damaged = nullptr,
+                  SpoolRecords which = SpoolRecords::kAll);
 
 }  // namespace kprof::perfabi

@@ -80,7 +80,7 @@ FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts
   const std::string path = writer.path();
   { ProfileWriter done = std::move(writer); }  // closed before the file is replaced
   try {
-    const perfabi::SpoolDecoder plain;
+    const perfabi::SpoolDecoder plain(nullptr, perfabi::SpoolRecords::kKept);
     out.bytes = compact_records(path, options.perf_records ? *options.perf_records : plain,
                                 options.keep_perf_records)
                     .bytes_after;

@@ -115,6 +115,27 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
   EXPECT_EQ(c.samples[2].kind, SampleKind::Cpu);
   ASSERT_EQ(c.switches.size(), 1u);
   EXPECT_EQ(c.switches[0], (Switch{101, 10, 11, 0, true, false}));
+  // What compaction asks for: only what a Records chunk keeps, in the same order.
+  Spool again(layout);
+  again.add(sample(7, 100));
+  again.add(PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT)
+                .u32(10)
+                .u32(11)
+                .u64(101)
+                .u32(0)
+                .u32(0)
+                .u64(7)
+                .done());
+  again.add(sample(5, 120));
+  again.add(sample(9, 130));  // a wakeup
+  again.add(sample(3, 150));
+  again.end_block();
+  Collect kept;
+  decode_spool(again.take(), kept, nullptr, SpoolRecords::kKept);
+  ASSERT_EQ(kept.samples.size(), 2u);
+  EXPECT_EQ(kept.samples[0].kind, SampleKind::Event);
+  EXPECT_EQ(kept.samples[1].kind, SampleKind::Cpu);
+  EXPECT_TRUE(kept.switches.empty());
   // A table longer than the chunk is damage of the chunk.
   std::vector<uint8_t> bad = Spool(layout).take();
   bad[17] = 0xff;  // the table's count
@@ -126,6 +147,57 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
   ASSERT_EQ(zero[17 + 4 + 9 + 9 + 8], static_cast<uint8_t>(SampleKind::Event));
   std::fill_n(zero.begin() + 17 + 4 + 9 + 9 + 9, 4, 0);
   EXPECT_THROW(decode_spool(zero, c), Error);
+}
+
+// What the merge orders by is the time each delivered record carries (a
+// fork's or exit's own, not its trailer's); equal times keep ring order;
+// throttles come first; and an error the sink throws is its own, not a
+// damaged record's.
+TEST(Spool, OrdersByTheDeliveredTimeAndLetsTheSinksErrorsThrough) {
+  Spool spool(kLayout);
+  spool.add(sample_record(0xa1, 100, PERF_RECORD_MISC_USER));
+  spool.add(sample_record(0xa2, 200, PERF_RECORD_MISC_USER));
+  spool.add(sample_record(0xa3, 300, PERF_RECORD_MISC_USER));
+  spool.end_block();
+  // A fork whose own time (150) is not its trailer's (999).
+  spool.add(PerfRecord(PERF_RECORD_FORK)
+                .u32(7)
+                .u32(1)
+                .u32(7)
+                .u32(1)
+                .u64(150)
+                .trailer(7, 7, 999, 1)
+                .done());
+  spool.add(sample_record(0xb2, 200, PERF_RECORD_MISC_KERNEL));  // ties 0xa2: after it
+  spool.add(PerfRecord(PERF_RECORD_THROTTLE).u64(250).u64(1).u64(1).trailer(0, 0, 250, 1).done());
+  spool.add(PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER).u64(0x1).done());  // damaged
+  spool.add(
+      PerfRecord(PERF_RECORD_EXIT).u32(7).u32(1).u32(7).u32(1).u64(250).trailer(7, 7, 1, 1).done());
+  spool.end_block();
+  const std::vector<uint8_t> payload = spool.take();
+
+  struct Order : RecordSink {
+    std::vector<std::string> seen;
+    void on_sample(const Sample& s) override { seen.push_back("s" + std::to_string(s.ip)); }
+    void on_fork(const Fork& f) override { seen.push_back("f" + std::to_string(f.time)); }
+    void on_exit(const Fork& f) override { seen.push_back("e" + std::to_string(f.time)); }
+    void on_throttle(uint64_t t) override { seen.push_back("t" + std::to_string(t)); }
+  } order;
+  uint64_t damaged = 0;
+  decode_spool(payload, order, &damaged);
+  EXPECT_EQ(damaged, 1u);
+  EXPECT_EQ(order.seen,
+            (std::vector<std::string>{"t250", "s161", "f150", "s162", "s178", "e250", "s163"}));
+
+  struct Refuses : RecordSink {
+    int samples = 0;
+    void on_sample(const Sample&) override {
+      if (++samples == 2) throw Error("the sink's own error");
+    }
+  } refuses;
+  uint64_t counted = 0;
+  EXPECT_THROW(decode_spool(payload, refuses, &counted), Error);
+  EXPECT_EQ(refuses.samples, 2);
 }
 
 TEST(Spool, DamageIsOneRecordOrTheChunk) {
