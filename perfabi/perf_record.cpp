@@ -46,7 +46,11 @@ Trailer read_trailer(std::span<const uint8_t> body, const SampleLayout& layout) 
   Trailer t;
   if (!layout.sample_id_all) return t;
   const uint64_t st = layout.sample_type;
-  t.bytes = 8 * static_cast<size_t>(__builtin_popcountll(st & kTrailerBits));
+  // Bit by bit, not __builtin_popcountll: without -mpopcnt that is a call
+  // to libgcc's software count, once per record.
+  t.bytes = 8 * (((st & PERF_SAMPLE_TID) != 0) + ((st & PERF_SAMPLE_TIME) != 0) +
+                 ((st & PERF_SAMPLE_ID) != 0) + ((st & PERF_SAMPLE_STREAM_ID) != 0) +
+                 ((st & PERF_SAMPLE_CPU) != 0) + ((st & PERF_SAMPLE_IDENTIFIER) != 0));
   if (t.bytes > body.size()) {
     throw Error("perf record: sample_id trailer of " + std::to_string(t.bytes) +
                 " bytes does not fit in a body of " + std::to_string(body.size()));
