@@ -213,6 +213,20 @@ void AddressAggregator::caller_keys(const Sample& s, std::vector<AddressCounts::
 }
 
 void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period) {
+  uint64_t h = (s.ip ^ (uint64_t{s.pid} << 32) ^ (uint64_t{s.kernel_frames} << 8) ^
+                static_cast<uint64_t>(s.mode)) *
+               0x9e3779b97f4a7c15ULL;
+  for (uint64_t ip : s.callchain) h = (h ^ ip) * 0x9e3779b97f4a7c15ULL;
+  RecentStack& r = recent_stacks_[h >> (64 - kRecentStacksLog2)];
+  if (r.gen == recent_gen_ && r.pid == s.pid && r.ip == s.ip && r.mode == s.mode &&
+      r.kernel_frames_known == s.kernel_frames_known && r.kernel_frames == s.kernel_frames &&
+      r.chain == s.callchain) {
+    if (r.counts != nullptr) {
+      ++r.counts->samples;
+      r.counts->period += period;
+    }
+    return;
+  }
   keys_.clear();
   keys_.push_back(s.mode == Mode::User ? user_key(leaf_mapping, s.ip)
                                        : AddressCounts::Key{leaf_mapping, s.mode, s.ip});
@@ -221,10 +235,19 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64
   key.pid = s.pid;
   key.frames.clear();
   for (const AddressCounts::Key& k : keys_) key.frames.push_back(frame_id(k));
+  r.gen = recent_gen_;
+  r.pid = s.pid;
+  r.ip = s.ip;
+  r.mode = s.mode;
+  r.kernel_frames_known = s.kernel_frames_known;
+  r.kernel_frames = s.kernel_frames;
+  r.chain = s.callchain;
+  r.counts = nullptr;
   if (frames_only_) return;
   Counts& c = counts_.stacks[key];
   ++c.samples;
   c.period += period;
+  r.counts = &c;
 }
 
 std::string image_name_for(const Mmap& m) {

@@ -187,12 +187,14 @@ class AddressAggregator : public RecordSink {
   void forget_recent() {
     recent_ = {};
     last_ = {};
+    recent_stacks_ = {};
   }
   // Maps changed (or may move): what mapping_of and count() remember is stale.
   void maps_changed() {
     last_ = {};
     if (++recent_gen_ == 0) {  // wrapped: entries of an old generation could match
       recent_ = {};
+      recent_stacks_ = {};
       recent_gen_ = 1;
     }
   }
@@ -230,6 +232,22 @@ class AddressAggregator : public RecordSink {
   uint32_t recent_gen_ = 1;
   DenseHashMap<AddressCounts::Key, uint32_t, AddressCounts::KeyHash> frame_ids_;
   AddressCounts::StackKey scratch_;  // reused per sample: no allocation for known stacks
+  // The same for stacks, by the sample's raw chain: a hit skips naming each
+  // frame and hashing the frame ids (off-CPU intervals and -g samples come
+  // back to a few stacks over and over). `counts` points into
+  // counts_.stacks, whose entries stay put.
+  static constexpr size_t kRecentStacksLog2 = 6;
+  struct RecentStack {
+    uint32_t gen = 0;  // recent_gen_ when filled; never 0 then
+    uint32_t pid = 0;
+    uint64_t ip = 0;
+    Mode mode = Mode::Unknown;
+    bool kernel_frames_known = true;
+    uint32_t kernel_frames = 0;
+    std::vector<uint64_t> chain;
+    Counts* counts = nullptr;  // null under frames_only
+  };
+  std::array<RecentStack, size_t{1} << kRecentStacksLog2> recent_stacks_{};
   bool frames_only_ = false;
   std::vector<AddressCounts::Key> keys_;  // reused per sample by add_stack
 };

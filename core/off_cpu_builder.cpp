@@ -15,32 +15,50 @@ void OffCpuBuilder::seen(uint64_t time) {
   last_ = std::max(last_, time);
 }
 
+OffCpuBuilder::Thread* OffCpuBuilder::find(uint32_t tid) {
+  for (const Recent& r : recent_) {
+    if (r.th != nullptr && r.tid == tid) return r.th;
+  }
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) return nullptr;
+  remember(tid, it->second);
+  return &it->second;
+}
+
+void OffCpuBuilder::remember(uint32_t tid, Thread& th) {
+  recent_[1] = recent_[0];
+  recent_[0] = {tid, &th};
+}
+
 OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_t time, bool on) {
   if (tid == 0 || pid == 0 || (leave_out_ != 0 && pid == leave_out_)) return nullptr;
-  auto [it, inserted] = threads_.try_emplace(tid);
-  Thread& th = it->second;
-  if (inserted) {
-    th.t.pid = pid;
-    th.t.tid = tid;
-    if (auto c = comms_.find(tid); c != comms_.end()) th.t.comm = c->second;
-    // On a CPU now: since the first record (it was running or about to);
-    // coming on now: followed from now.
-    th.t.start_ns = on && first_ != 0 ? first_ : time;
-    th.since = th.t.start_ns;
-    th.on = true;
-  }
-  return th.exited ? nullptr : &th;
+  Thread* known = find(tid);
+  if (known != nullptr) return known->exited ? nullptr : known;
+  Thread& th = threads_[tid];  // first seen
+  remember(tid, th);
+  th.t.pid = pid;
+  th.t.tid = tid;
+  if (auto c = comms_.find(tid); c != comms_.end()) th.t.comm = c->second;
+  // On a CPU now: since the first record (it was running or about to);
+  // coming on now: followed from now.
+  th.t.start_ns = on && first_ != 0 ? first_ : time;
+  th.since = th.t.start_ns;
+  th.on = true;
+  return &th;
 }
 
 void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
                         const Sample* waker) {
   if (ns == 0) return;
-  Sample s;
-  if (th.has_stack) {
-    s = th.stack;
-  } else {
-    s.mode = Mode::Kernel;  // no stack known: "[unknown]"
+  // The interval is counted as a sample of its stack: the thread's own
+  // stack sample, made one in place (no copy per interval), or none known.
+  Sample& s = th.has_stack ? th.stack : scratch_;
+  if (!th.has_stack) {
+    s = Sample{};
+    s.mode = Mode::Kernel;  // "[unknown]"
   }
+  const size_t own = s.callchain.size();
+  const bool kernel_frames_known = s.kernel_frames_known;
   if (waker != nullptr) {
     // Two tasks' frames in one chain: each is told kernel or user by its
     // address, and the joint stands between them.
@@ -54,6 +72,8 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
   s.time = time;
   s.period = ns;
   agg.on_sample(s);
+  s.callchain.resize(own);  // the thread's stack as it was, for the interval's other part
+  s.kernel_frames_known = kernel_frames_known;
 }
 
 void OffCpuBuilder::charge(Thread& th, uint64_t end) {
@@ -134,10 +154,9 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       }
       break;
     case SampleKind::Wakeup: {
-      auto it = threads_.find(s.wakee);
-      if (it != threads_.end()) {
+      if (Thread* woken = find(s.wakee)) {
         ++wakeups_;
-        Thread& th = it->second;
+        Thread& th = *woken;
         if (!th.on && !th.exited && !th.preempted && th.woken == 0) {
           th.woken = s.time;
           th.has_waker = !s.callchain.empty();

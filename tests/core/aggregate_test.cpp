@@ -169,6 +169,78 @@ TEST(Aggregator, InterleavedProcessesEachFindTheirOwnMaps) {
   EXPECT_EQ(got, want);
 }
 
+TEST(Aggregator, StacksCountedAgainAsTheirFramesSayAfterMapsChange) {
+  // A few chains over and over (what the stack cache serves), in processes
+  // with different files at the same addresses, chains that differ only in
+  // where the kernel part ends, and an exec that remaps one process: every
+  // stack must be counted under the frames it has when it is sampled.
+  AddressAggregator a(true);
+  for (uint32_t pid : {1u, 2u}) {
+    a.on_mmap(mmap_of(pid, 0x1000, 0x1000, "/lo" + std::to_string(pid)));
+    a.on_mmap(mmap_of(pid, 0x3000, 0x1000, "/hi" + std::to_string(pid)));
+  }
+  struct Chain {
+    std::vector<uint64_t> ips;
+    uint32_t kernel_frames;
+  };
+  const uint64_t k = 0xffffffff81000000ULL;
+  const std::vector<Chain> chains = {
+      {{0x1010, 0x3020, 0x1030}, 0},
+      {{0x3040, 0x1050}, 0},
+      {{k + 0x10, k + 0x20, 0x1060, 0x3070}, 2},
+      {{k + 0x10, k + 0x20, 0x1060, 0x3070}, 1},  // the same ips, one kernel frame fewer
+      {{k + 0x30, k + 0x40}, 2},
+  };
+  std::map<std::pair<uint32_t, std::string>, uint64_t> want;
+  uint32_t x = 11;
+  auto rnd = [&](uint32_t n) { return ((x = x * 1103515245 + 12345) >> 8 & 0xffff) % n; };
+  auto file_of = [](uint32_t pid, uint64_t ip, bool exec) -> std::string {
+    const bool hi = ip >= 0x3000;
+    if (ip >= 0x4000 || (ip >= 0x2000 && !hi)) return "";  // unmapped
+    if (pid == 2 && exec) return hi ? "" : "/exec2";
+    return (hi ? "/hi" : "/lo") + std::to_string(pid);
+  };
+  for (int i = 0; i < 3000; ++i) {
+    const bool exec = i >= 1500;
+    if (i == 1500) {
+      a.on_comm(Comm{0, 2, 2, true, "new"});  // exec: pid 2's maps go
+      a.on_mmap(mmap_of(2, 0x1000, 0x1000, "/exec2"));
+    }
+    const uint32_t pid = 1 + rnd(2);
+    const Chain& c = chains[rnd(static_cast<uint32_t>(chains.size()))];
+    Sample s;
+    s.pid = s.tid = pid;
+    s.ip = c.ips.front();
+    s.callchain = c.ips;
+    s.kernel_frames = c.kernel_frames;
+    s.mode = c.kernel_frames > 0 ? Mode::Kernel : Mode::User;
+    s.period = 1;
+    a.on_sample(s);
+    std::string stack;
+    for (size_t f = 0; f < c.ips.size(); ++f) {
+      const uint64_t site = f == 0 ? c.ips[f] : c.ips[f] - 1;
+      const bool kernel = f < c.kernel_frames;
+      stack += (kernel ? "k" : file_of(pid, site, exec)) + "+" + std::to_string(site) + ";";
+    }
+    ++want[{pid, stack}];
+  }
+  std::map<std::pair<uint32_t, std::string>, uint64_t> got;
+  const AddressCounts& c = a.counts();
+  for (const auto& [key, counts] : c.stacks) {
+    std::string stack;
+    for (uint32_t id : key.frames) {
+      const AddressCounts::Key& f = c.frames.at(id);
+      const std::string file = f.mode == Mode::Kernel ? "k"
+                               : f.mapping == AddressCounts::kNoMapping
+                                   ? ""
+                                   : c.mappings.at(f.mapping).filename;
+      stack += file + "+" + std::to_string(f.ip) + ";";
+    }
+    got[{key.pid, stack}] += counts.samples;
+  }
+  EXPECT_EQ(got, want);
+}
+
 TEST(Aggregator, ImageNames) {
   auto name = [](std::string f) { return image_name_for(mmap_of(1, 0, 1, std::move(f))); };
   EXPECT_EQ(name("//anon"), "[anon]");
