@@ -1,6 +1,12 @@
 #include "symbolizer/finish.h"
 
+#include <algorithm>
+#include <memory>
 #include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/bytes.h"
 #include "core/error.h"
@@ -29,22 +35,51 @@ void keep_irq_enable_marks(Histogram& fresh, const Histogram& previous) {
   }
 }
 
+// The kernel addresses finishing names: the samples' and, with --off-cpu,
+// the off-CPU stacks'. Sorted, distinct.
+std::vector<uint64_t> named_kernel_ips(const AddressCounts& counts, const OffCpuCounts* off_cpu) {
+  std::vector<uint64_t> ips = kernel_ips(counts);
+  if (off_cpu != nullptr) {
+    for (const AddressCounts* more : {&off_cpu->blocked, &off_cpu->runq}) {
+      const std::vector<uint64_t> add = kernel_ips(*more);
+      ips.insert(ips.end(), add.begin(), add.end());
+    }
+    std::sort(ips.begin(), ips.end());
+    ips.erase(std::unique(ips.begin(), ips.end()), ips.end());
+  }
+  return ips;
+}
+
+// The kernel's names for `ips`, from the lines of `kallsyms` they need
+// (kallsyms_subset's contract: the same lookup() for each of them, and the
+// same in_boot_static_text() and addresses_hidden() everywhere), not from
+// parsing the whole ~5 MB text; and the lines that name `counts` alone, for
+// the profile's Kallsyms chunk.
+struct KernelNames {
+  KernelSymbols symbols;
+  std::string subset;
+};
+KernelNames kernel_names(std::string_view kallsyms, std::string_view modules,
+                         std::span<const uint64_t> ips, const AddressCounts& counts) {
+  const auto index = std::make_unique<const KallsymsIndex>(kallsyms, modules);
+  return {KernelSymbols::parse(index->subset(ips), modules), index->subset(kernel_ips(counts))};
+}
+
 }  // namespace
 
 FinishedProfile finish_profile(ProfileWriter writer, const AddressCounts& counts,
                                const KernelSnapshot& kernel, const FinishOptions& options) {
-  std::string_view kallsyms = kernel.kallsyms;
-  KernelSymbols symbols = KernelSymbols::parse(kallsyms, kernel.modules);
-  if (kernel.refresh && !kernel_ips_in_boot_static_text(counts, symbols)) {
+  const std::vector<uint64_t> ips = named_kernel_ips(counts, options.off_cpu);
+  KernelNames names = kernel_names(kernel.kallsyms, kernel.modules, ips, counts);
+  if (kernel.refresh && !kernel_ips_in_boot_static_text(counts, names.symbols)) {
     // A sample in BPF or trampoline text, which the cached snapshot may predate.
-    kallsyms = kernel.refresh();
-    symbols = KernelSymbols::parse(kallsyms, kernel.modules);
+    names = kernel_names(kernel.refresh(), kernel.modules, ips, counts);
   }
+  const KernelSymbols& symbols = names.symbols;
   if (!kernel.in_file) {
     // The lines that name the kernel samples (a few KB, not ~1 MB), so the
     // profile reports the same anywhere. Readers take the last Kallsyms chunk.
-    writer.write_chunk(ChunkType::Kallsyms,
-                       bytes_of(kallsyms_subset(kallsyms, kernel.modules, counts)));
+    writer.write_chunk(ChunkType::Kallsyms, bytes_of(names.subset));
   }
   FinishedProfile out;
   out.symbols = symbolize_profile(counts, symbols, options.previous);
