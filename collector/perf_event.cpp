@@ -40,11 +40,7 @@ RingBuffer::RingBuffer(int fd, void* base, size_t bytes, size_t page)
     : fd_(fd), base_(base), bytes_(bytes), page_(page) {}
 
 RingBuffer::RingBuffer(RingBuffer&& o) noexcept
-    : fd_(o.fd_),
-      base_(std::exchange(o.base_, nullptr)),
-      bytes_(o.bytes_),
-      page_(o.page_),
-      scratch_(std::move(o.scratch_)) {}
+    : fd_(o.fd_), base_(std::exchange(o.base_, nullptr)), bytes_(o.bytes_), page_(o.page_) {}
 
 RingBuffer& RingBuffer::operator=(RingBuffer&& o) noexcept {
   if (this != &o) {
@@ -53,7 +49,6 @@ RingBuffer& RingBuffer::operator=(RingBuffer&& o) noexcept {
     base_ = std::exchange(o.base_, nullptr);
     bytes_ = o.bytes_;
     page_ = o.page_;
-    scratch_ = std::move(o.scratch_);
   }
   return *this;
 }
@@ -62,12 +57,14 @@ RingBuffer::~RingBuffer() {
   if (base_ != nullptr) ::munmap(base_, bytes_);
 }
 
-RingRead RingBuffer::drain(const std::function<void(std::span<const uint8_t>)>& fn) {
+RingRead RingBuffer::drain(const std::function<void(const perfabi::RingBytes&)>& fn) {
   auto* meta = static_cast<perf_event_mmap_page*>(base_);
   const uint64_t head = std::atomic_ref<__u64>(meta->data_head).load(std::memory_order_acquire);
   const uint64_t tail = meta->data_tail;
   std::span<const uint8_t> data(static_cast<const uint8_t*>(base_) + page_, bytes_ - page_);
-  RingRead r = perfabi::read_ring(data, tail, head, scratch_, fn);
+  perfabi::RingBytes bytes;
+  RingRead r = perfabi::ring_records(data, tail, head, bytes);
+  fn(bytes);  // before the tail is published: the kernel may then reuse the space
   std::atomic_ref<__u64>(meta->data_tail).store(r.tail, std::memory_order_release);
   return r;
 }

@@ -1,7 +1,7 @@
 // The kernel side of sampling: the perf_event_open system call (its fd held
 // by core/fd.h's Fd) and the mmap'ed ring buffer. Decoding what the ring
-// holds is perfabi/perf_record.h (read_ring, decode_perf_record): RingBuffer
-// reads data_head with acquire ordering, hands the bytes to read_ring and
+// holds is perfabi/perf_record.h (ring_records, decode_perf_record): RingBuffer
+// reads data_head with acquire ordering, hands the bytes to ring_records and
 // publishes data_tail with release ordering.
 #pragma once
 
@@ -43,8 +43,9 @@ class RingBuffer {
   RingBuffer& operator=(const RingBuffer&) = delete;
   ~RingBuffer();
 
-  // Reads everything the kernel has published and frees it.
-  RingRead drain(const std::function<void(std::span<const uint8_t>)>& fn);
+  // Hands `fn` every whole record the kernel has published (as bytes,
+  // perfabi::ring_records), then frees them.
+  RingRead drain(const std::function<void(const perfabi::RingBytes&)>& fn);
   int fd() const { return fd_; }
 
  private:
@@ -53,7 +54,6 @@ class RingBuffer {
   void* base_ = nullptr;
   size_t bytes_ = 0;  // whole mapping
   size_t page_ = 0;
-  std::vector<uint8_t> scratch_;
 };
 
 }  // namespace kprof::collector

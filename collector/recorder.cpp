@@ -327,7 +327,7 @@ void Recorder::Impl::synthesize(pid_t pid, uint64_t time) {
 void Recorder::Impl::drain(Output& out) {
   // Copies only: decoding waits until recording ends (perfabi/spool.h).
   for (RingBuffer& ring : events->rings()) {
-    RingRead r = ring.drain([&](std::span<const uint8_t> rec) { out.spool.add(rec); });
+    RingRead r = ring.drain([&](const perfabi::RingBytes& bytes) { out.spool.add(bytes); });
     if (r.damaged) ++damaged;
     out.spool.end_block();
   }

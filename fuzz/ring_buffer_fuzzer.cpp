@@ -51,9 +51,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t ring = 1;
   while (ring * 2 <= rest.size()) ring *= 2;
   if (rest.empty()) return 0;
-  std::vector<uint8_t> scratch;
+  // The ring's records as kprof record keeps them, then each decoded.
+  auto read = [&](uint64_t head) {
+    kprof::perfabi::RingBytes bytes;
+    const kprof::perfabi::RingRead r =
+        kprof::perfabi::ring_records(rest.first(ring), tail, head, bytes);
+    std::vector<uint8_t> all(bytes.first.begin(), bytes.first.end());
+    all.insert(all.end(), bytes.second.begin(), bytes.second.end());
+    size_t records = 0;
+    for (size_t at = 0; at + 8 <= all.size(); ++records) {
+      const size_t n = all[at + 6] | (all[at + 7] << 8);
+      if (n < 8 || n > all.size() - at) __builtin_trap();  // ring_records gives whole records only
+      decode(std::span<const uint8_t>(all).subspan(at, n));
+      at += n;
+    }
+    if (records != r.records) __builtin_trap();
+  };
   // Head at every distance up to the ring size exercises wrap and damage paths.
-  kprof::perfabi::read_ring(rest.first(ring), tail, tail + ring, scratch, decode);
-  kprof::perfabi::read_ring(rest.first(ring), tail, tail + (tail % (ring + 1)), scratch, decode);
+  read(tail + ring);
+  read(tail + (tail % (ring + 1)));
   return 0;
 }

@@ -480,42 +480,33 @@ std::optional<uint64_t> record_time(std::span<const uint8_t> rec, const SampleLa
 
 // ------------------------------------------------------------------ ring
 
-RingRead read_ring(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,
-                   std::vector<uint8_t>& scratch,
-                   const std::function<void(std::span<const uint8_t>)>& fn) {
+RingRead ring_records(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,
+                      RingBytes& bytes) {
   RingRead out;
+  bytes = {};
   const uint64_t mask = ring.size() - 1;
   if (ring.empty() || (ring.size() & mask) != 0 || head - tail > ring.size()) {
     out.tail = head;
     out.damaged = true;
     return out;
   }
-  auto copy = [&](uint64_t pos, size_t n, uint8_t* dst) {
-    const size_t off = pos & mask;
-    const size_t first = std::min<size_t>(n, ring.size() - off);
-    std::memcpy(dst, ring.data() + off, first);
-    std::memcpy(dst + first, ring.data(), n - first);
-  };
-  while (head - tail >= sizeof(perf_event_header)) {
-    perf_event_header hdr;
-    copy(tail, sizeof hdr, reinterpret_cast<uint8_t*>(&hdr));
-    if (hdr.size < sizeof hdr || hdr.size > head - tail) {
+  uint64_t end = tail;
+  while (head - end >= sizeof(perf_event_header)) {
+    // The size field, at bytes 6 and 7 of the header, either side of the wrap.
+    const auto at = [&](uint64_t pos) { return ring[pos & mask]; };
+    const auto size = static_cast<uint16_t>(at(end + 6) | (at(end + 7) << 8));
+    if (size < sizeof(perf_event_header) || size > head - end) {
       out.damaged = true;
-      tail = head;
       break;
     }
-    const size_t off = tail & mask;
-    if (off + hdr.size <= ring.size()) {
-      fn(ring.subspan(off, hdr.size));
-    } else {
-      scratch.resize(hdr.size);
-      copy(tail, hdr.size, scratch.data());
-      fn(std::span<const uint8_t>(scratch.data(), hdr.size));
-    }
-    tail += hdr.size;
+    end += size;
     ++out.records;
   }
-  out.tail = tail;
+  const size_t off = tail & mask;
+  const auto n = static_cast<size_t>(end - tail);
+  bytes.first = ring.subspan(off, std::min(n, ring.size() - off));
+  bytes.second = ring.first(n - bytes.first.size());
+  out.tail = out.damaged ? head : end;
   return out;
 }
 

@@ -7,8 +7,8 @@
 // Ring buffer protocol: the kernel writes records into a power-of-two data
 // area and publishes data_head; a reader reads up to data_head, then
 // publishes data_tail so the kernel may reuse the space. A record may wrap
-// the end of the data area; read_ring() then copies it into a scratch buffer
-// so callers always see one contiguous span. read_ring() is that logic on a
+// the end of the data area; ring_records() gives the bytes as two spans
+// then, and the spool that keeps them makes them contiguous. ring_records() is that logic on a
 // plain buffer, so tests and fuzzers drive it without a kernel.
 #pragma once
 
@@ -123,12 +123,16 @@ struct RingRead {
   bool damaged = false;  // a header with an impossible size: the rest was skipped
 };
 
-// Delivers every complete record in ring[tail, head) (positions are free
-// running counters, taken modulo ring.size(), which must be a power of two).
-// A record that wraps the end is copied into `scratch`. The span passed to
-// `fn` is valid only during the call.
-RingRead read_ring(std::span<const uint8_t> ring, uint64_t tail, uint64_t head,
-                   std::vector<uint8_t>& scratch,
-                   const std::function<void(std::span<const uint8_t>)>& fn);
+// Every complete record in ring[tail, head) (positions are free running
+// counters, taken modulo ring.size(), which must be a power of two), as
+// bytes: `first` and, where the records wrap past the ring's end, `second`;
+// concatenated, they are the records in order (one may straddle the two).
+// Walks the headers only, so a reader that keeps the bytes (kprof record's
+// spool) copies them in two memcpys, not a call per record. Stops at a
+// header with an impossible size (damaged: the rest is skipped).
+struct RingBytes {
+  std::span<const uint8_t> first, second;
+};
+RingRead ring_records(std::span<const uint8_t> ring, uint64_t tail, uint64_t head, RingBytes& out);
 
 }  // namespace kprof::perfabi

@@ -129,23 +129,39 @@ void Spool::start() {
 }
 
 void Spool::add(std::span<const uint8_t> rec) {
-  if (rec.size() < sizeof(perf_event_header)) return;  // read_ring never gives one
+  if (rec.size() < sizeof(perf_event_header)) return;  // ring_records never gives one
+  add(RingBytes{rec, {}});
+}
+
+void Spool::add(const RingBytes& bytes) {
+  if (bytes.first.empty() && bytes.second.empty()) return;
   if (block_ == SIZE_MAX) {
     block_ = buf_.size();
     buf_.resize(buf_.size() + 4);
   }
-  buf_.insert(buf_.end(), rec.begin(), rec.end());
-  ++records_;
-  uint32_t type;
-  std::memcpy(&type, rec.data(), sizeof type);
-  if (type == PERF_RECORD_SAMPLE) {
-    ++samples;
-  } else if (type == PERF_RECORD_LOST && rec.size() >= 24) {
-    lost += load_u64(rec.data() + 16);  // header, id, lost
-  } else if (type == PERF_RECORD_LOST_SAMPLES && rec.size() >= 16) {
-    lost += load_u64(rec.data() + 8);  // header, lost
-  } else if (type == PERF_RECORD_THROTTLE) {
-    ++throttled;
+  size_t at = buf_.size();
+  buf_.insert(buf_.end(), bytes.first.begin(), bytes.first.end());
+  buf_.insert(buf_.end(), bytes.second.begin(), bytes.second.end());
+  // Counted from the headers of the bytes just copied (whole records: their
+  // sizes were checked by ring_records).
+  while (buf_.size() - at >= sizeof(perf_event_header)) {
+    const uint8_t* rec = buf_.data() + at;
+    uint32_t type;
+    uint16_t size;
+    std::memcpy(&type, rec, sizeof type);
+    std::memcpy(&size, rec + 6, sizeof size);
+    if (size < sizeof(perf_event_header) || size > buf_.size() - at) break;
+    ++records_;
+    if (type == PERF_RECORD_SAMPLE) {
+      ++samples;
+    } else if (type == PERF_RECORD_LOST && size >= 24) {
+      lost += load_u64(rec + 16);  // header, id, lost
+    } else if (type == PERF_RECORD_LOST_SAMPLES && size >= 16) {
+      lost += load_u64(rec + 8);  // header, lost
+    } else if (type == PERF_RECORD_THROTTLE) {
+      ++throttled;
+    }
+    at += size;
   }
 }
 

@@ -1,4 +1,4 @@
-// The ring buffer reader (perfabi/perf_record.h read_ring) on plain
+// The ring buffer reader (perfabi/perf_record.h ring_records) on plain
 // memory: records in order, one that wraps the end, and the damage a ring
 // can show.
 #include <linux/perf_event.h>
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "perfabi/perf_record.h"
+#include "perfabi/spool.h"
 #include "tests/perfabi/perf_record_builder.h"
 
 namespace kprof::perfabi {
@@ -17,12 +18,21 @@ namespace {
 
 using namespace testing;
 
+// The records ring_records gives, split again by their headers.
 std::vector<std::vector<uint8_t>> read_all(std::span<const uint8_t> ring, uint64_t tail,
                                            uint64_t head, RingRead* out) {
+  RingBytes bytes;
+  *out = ring_records(ring, tail, head, bytes);
+  std::vector<uint8_t> all(bytes.first.begin(), bytes.first.end());
+  all.insert(all.end(), bytes.second.begin(), bytes.second.end());
   std::vector<std::vector<uint8_t>> recs;
-  std::vector<uint8_t> scratch;
-  *out = read_ring(ring, tail, head, scratch,
-                   [&](std::span<const uint8_t> r) { recs.emplace_back(r.begin(), r.end()); });
+  for (size_t at = 0; at < all.size();) {
+    const size_t size = all[at + 6] | (all[at + 7] << 8);
+    recs.emplace_back(all.begin() + static_cast<long>(at),
+                      all.begin() + static_cast<long>(at + size));
+    at += size;
+  }
+  EXPECT_EQ(recs.size(), out->records);
   return recs;
 }
 
@@ -76,6 +86,38 @@ TEST(Ring, HeaderWrappingTheEnd) {
   auto recs = read_all(ring, tail, tail + rec.size(), &r);
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0], rec);
+}
+
+TEST(Ring, SpoolKeepsTheBytesAsTheRecordsTheyAre) {
+  // What kprof record does with them: a lost record and samples, wrapping
+  // the end mid-record, copied in one go and counted from their headers.
+  std::vector<uint8_t> ring(256);
+  const std::vector<std::vector<uint8_t>> recs = {
+      sample_record(0x11, 1, PERF_RECORD_MISC_USER),
+      PerfRecord(PERF_RECORD_LOST).u64(1).u64(5).trailer(0, 0, 2, 0).done(),
+      sample_record(0x22, 3, PERF_RECORD_MISC_KERNEL)};
+  uint64_t head = 256 * 7 - 40;
+  const uint64_t tail = head;
+  for (const auto& r : recs) {
+    put(ring, head, r);
+    head += r.size();
+  }
+  RingBytes bytes;
+  const RingRead r = ring_records(ring, tail, head, bytes);
+  ASSERT_FALSE(bytes.second.empty()) << "the records wrap";
+  EXPECT_EQ(r.records, 3u);
+  Spool spool(kLayout);
+  spool.add(bytes);
+  spool.end_block();
+  EXPECT_EQ(spool.samples, 2u);
+  EXPECT_EQ(spool.lost, 5u);
+  Collect c;
+  decode_spool(spool.take(), c);
+  ASSERT_EQ(c.samples.size(), 2u);
+  EXPECT_EQ(c.samples[0].ip, 0x11u);
+  EXPECT_EQ(c.samples[1].ip, 0x22u);
+  ASSERT_EQ(c.lost.size(), 1u);
+  EXPECT_EQ(c.lost[0].count, 5u);
 }
 
 TEST(Ring, RecordCrossingHeadIsDamage) {
