@@ -490,7 +490,10 @@ const ReadStatus& ProfileReader::for_each_chunk(
       next = read_head(after);
       if (needs_body(next)) {
         Slot& other = slots_[1 - slot];
-        if (next.wanted && next.h.stored_len >= kBigChunk) {
+        // Only a compressed chunk: a thread per chunk (std::async) costs
+        // more than reading and checking an uncompressed one here (kprof
+        // record's spooled PerfRecords, 256 KiB each: bench/off_cpu_finish.sh).
+        if (next.wanted && next.h.stored_len >= kBigChunk && (next.h.flags & kChunkZstd)) {
           ahead = std::async(std::launch::async,
                              [&next, &other, &read_body] { read_body(next, other); });
         } else {
