@@ -95,7 +95,7 @@ struct KallsymsLine {
   std::string_view name, module;
 };
 
-int hex_digit(char c) {
+constexpr int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -114,23 +114,46 @@ bool is_bracketed(std::string_view s) {
 // module), taken without splitting the line. Returns false for anything
 // else, which split_line() then judges; for the lines it takes, the result
 // is the same as split_line()'s.
+// hex_digit's answers as a table (0xff: not a hex digit): the 16 digits of
+// an address are looked up independently, not one branchy call after another.
+constexpr std::array<uint8_t, 256> kHexDigit = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const int d = hex_digit(static_cast<char>(c));
+    t[static_cast<size_t>(c)] = d < 0 ? 0xff : static_cast<uint8_t>(d);
+  }
+  return t;
+}();
+
 bool parse_usual_line(std::string_view line, KallsymsLine* out) {
   if (line.size() < 20 || line[16] != ' ' || line[18] != ' ' || is_space(line[17])) return false;
   uint64_t addr = 0;
+  uint8_t bad = 0;
   for (size_t i = 0; i < 16; ++i) {
-    const int d = hex_digit(line[i]);
-    if (d < 0) return false;
-    addr = addr << 4 | static_cast<uint64_t>(d);
+    const uint8_t d = kHexDigit[static_cast<uint8_t>(line[i])];
+    bad |= d & 0xf0;
+    addr = addr << 4 | (d & 0xf);
   }
-  std::string_view rest = line.substr(19);
-  const size_t tab = rest.find('\t');
+  if (bad != 0) return false;
+  // The name runs to a tab (then the module) or the end; one pass finds the
+  // tab and any space (not this layout). Every byte of a name is above ' '.
+  const std::string_view rest = line.substr(19);
+  size_t tab = std::string_view::npos;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (static_cast<uint8_t>(rest[i]) > ' ') continue;
+    if (rest[i] != '\t' || tab != std::string_view::npos) {
+      if (is_space(rest[i]) || rest[i] == '\t') return false;
+      continue;  // another control byte: kept in the name, as before
+    }
+    tab = i;
+  }
   const std::string_view name = rest.substr(0, tab);
   std::string_view module;
   if (tab != std::string_view::npos) {
     module = rest.substr(tab + 1);
-    if (!is_bracketed(module) || std::ranges::any_of(module, is_space)) return false;
+    if (!is_bracketed(module)) return false;
   }
-  if (name.empty() || std::ranges::any_of(name, is_space)) return false;
+  if (name.empty()) return false;
   *out = {addr, line[17], name, module};
   return true;
 }
