@@ -48,9 +48,9 @@ Trailer read_trailer(std::span<const uint8_t> body, const SampleLayout& layout) 
   const uint64_t st = layout.sample_type;
   // Bit by bit, not __builtin_popcountll: without -mpopcnt that is a call
   // to libgcc's software count, once per record.
-  t.bytes = 8 * (((st & PERF_SAMPLE_TID) != 0) + ((st & PERF_SAMPLE_TIME) != 0) +
-                 ((st & PERF_SAMPLE_ID) != 0) + ((st & PERF_SAMPLE_STREAM_ID) != 0) +
-                 ((st & PERF_SAMPLE_CPU) != 0) + ((st & PERF_SAMPLE_IDENTIFIER) != 0));
+  const auto has = [st](uint64_t bit) -> size_t { return (st & bit) != 0 ? 8 : 0; };
+  t.bytes = has(PERF_SAMPLE_TID) + has(PERF_SAMPLE_TIME) + has(PERF_SAMPLE_ID) +
+            has(PERF_SAMPLE_STREAM_ID) + has(PERF_SAMPLE_CPU) + has(PERF_SAMPLE_IDENTIFIER);
   if (t.bytes > body.size()) {
     throw Error("perf record: sample_id trailer of " + std::to_string(t.bytes) +
                 " bytes does not fit in a body of " + std::to_string(body.size()));

@@ -212,11 +212,16 @@ void decode_spool(std::span<const uint8_t> payload, RecordSink& sink, uint64_t* 
   // each decoded in time order straight into the sink through one scratch
   // Sample. Throttles come first, as they always have.
   const TimePosition at = time_position(layout);
-  // kKept: the ids of the samples a Records chunk drops (sorted).
+  // kKept: the ids of the samples a Records chunk drops (sorted); an id's
+  // first entry decides its kind, as in decoding.
   std::vector<uint64_t> dropped;
   if (which == SpoolRecords::kKept && (layout.sample_type & PERF_SAMPLE_IDENTIFIER)) {
-    for (const EventId& e : layout.kinds) {
-      if (e.kind == SampleKind::SwitchOut || e.kind == SampleKind::Wakeup) dropped.push_back(e.id);
+    for (auto e = layout.kinds.begin(); e != layout.kinds.end(); ++e) {
+      const bool first = std::none_of(layout.kinds.begin(), e,
+                                      [&](const EventId& before) { return before.id == e->id; });
+      if (first && (e->kind == SampleKind::SwitchOut || e->kind == SampleKind::Wakeup)) {
+        dropped.push_back(e->id);
+      }
     }
     std::sort(dropped.begin(), dropped.end());
   }
