@@ -93,14 +93,16 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
         .done();
   };
   spool.add(sample(7, 100));
-  spool.add(PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT)
-                .u32(10)
-                .u32(11)
-                .u64(101)
-                .u32(0)
-                .u32(0)
-                .u64(7)
-                .done());
+  const std::vector<uint8_t> switch_out =
+      PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT)
+          .u32(10)
+          .u32(11)
+          .u64(101)
+          .u32(0)
+          .u32(0)
+          .u64(7)
+          .done();
+  spool.add(switch_out);
   spool.add(sample(5, 120));
   spool.add(sample(3, 150));
   spool.end_block();
@@ -118,14 +120,7 @@ TEST(Spool, CarriesTheEventTableOfOffCpuRecordings) {
   // What compaction asks for: only what a Records chunk keeps, in the same order.
   Spool again(layout);
   again.add(sample(7, 100));
-  again.add(PerfRecord(PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT)
-                .u32(10)
-                .u32(11)
-                .u64(101)
-                .u32(0)
-                .u32(0)
-                .u64(7)
-                .done());
+  again.add(switch_out);
   again.add(sample(5, 120));
   again.add(sample(9, 130));  // a wakeup
   again.add(sample(3, 150));
