@@ -70,6 +70,7 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "%s holds no samples in its records\n", argv[1]);
     return 1;
   }
+  const bool run_has_stacks = kprof::read_run_info(argv[1]).event.callchains;
   std::vector<std::vector<uint8_t>> payloads;
   kprof::ProfileReader reader = kprof::ProfileReader::open(argv[1]);
   reader.for_each_chunk(
@@ -111,6 +112,15 @@ int main(int argc, char** argv) try {
           addresses = a.counts().counts.size();
         }));
   std::printf("(%zu distinct addresses counted)\n", addresses);
+  if (run_has_stacks) {  // a -g recording: its stacks counted too (the stack cache's path)
+    size_t stacks = 0;
+    print("count by address and stack (-g)", median_ms([&] {
+            kprof::AddressAggregator a(/*stacks=*/true);
+            for (const Record& r : keep.records) std::visit(Replay{a}, r);
+            stacks = a.counts().stacks.size();
+          }));
+    std::printf("(%zu distinct stacks counted)\n", stacks);
+  }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "kprof_aggregate_speed: %s\n", e.what());

@@ -1,6 +1,7 @@
 #include "core/aggregate.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <map>
 #include <tuple>
@@ -212,18 +213,24 @@ void AddressAggregator::caller_keys(const Sample& s, std::vector<AddressCounts::
   }
 }
 
+AddressAggregator::RecentStack& AddressAggregator::recent_stack(const Sample& s) {
+  // Rotate and xor per frame, mixed once at the end: cheap enough for a
+  // cache of 64.
+  uint64_t h = s.ip ^ (uint64_t{s.pid} << 32) ^ (uint64_t{s.kernel_frames} << 8) ^
+               static_cast<uint64_t>(s.mode);
+  for (uint64_t ip : s.callchain) h = std::rotl(h, 7) ^ ip;
+  h *= 0x9e3779b97f4a7c15ULL;
+  return recent_stacks_[h >> (64 - kRecentStacksLog2)];
+}
+
 void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64_t period) {
-  uint64_t h = (s.ip ^ (uint64_t{s.pid} << 32) ^ (uint64_t{s.kernel_frames} << 8) ^
-                static_cast<uint64_t>(s.mode)) *
-               0x9e3779b97f4a7c15ULL;
-  for (uint64_t ip : s.callchain) h = (h ^ ip) * 0x9e3779b97f4a7c15ULL;
-  RecentStack& r = recent_stacks_[h >> (64 - kRecentStacksLog2)];
-  if (r.gen == recent_gen_ && r.pid == s.pid && r.ip == s.ip && r.mode == s.mode &&
-      r.kernel_frames_known == s.kernel_frames_known && r.kernel_frames == s.kernel_frames &&
-      r.chain == s.callchain) {
-    if (r.counts != nullptr) {
-      ++r.counts->samples;
-      r.counts->period += period;
+  const ChainOf of{s.pid, s.ip, s.mode, s.kernel_frames_known, s.kernel_frames};
+  RecentStack* recent = cache_stacks_ ? &recent_stack(s) : nullptr;
+  if (recent != nullptr && recent->gen == recent_gen_ && recent->of == of &&
+      recent->chain == s.callchain) {
+    if (recent->counts != nullptr) {
+      ++recent->counts->samples;
+      recent->counts->period += period;
     }
     return;
   }
@@ -235,19 +242,12 @@ void AddressAggregator::add_stack(const Sample& s, uint32_t leaf_mapping, uint64
   key.pid = s.pid;
   key.frames.clear();
   for (const AddressCounts::Key& k : keys_) key.frames.push_back(frame_id(k));
-  r.gen = recent_gen_;
-  r.pid = s.pid;
-  r.ip = s.ip;
-  r.mode = s.mode;
-  r.kernel_frames_known = s.kernel_frames_known;
-  r.kernel_frames = s.kernel_frames;
-  r.chain = s.callchain;
-  r.counts = nullptr;
-  if (frames_only_) return;
-  Counts& c = counts_.stacks[key];
-  ++c.samples;
-  c.period += period;
-  r.counts = &c;
+  Counts* counts = frames_only_ ? nullptr : &counts_.stacks[key];
+  if (counts != nullptr) {
+    ++counts->samples;
+    counts->period += period;
+  }
+  if (recent != nullptr) *recent = {recent_gen_, of, s.callchain, counts};
 }
 
 std::string image_name_for(const Mmap& m) {

@@ -2,19 +2,9 @@
 
 namespace kprof {
 
-CpuTimeWeights::Thread& CpuTimeWeights::thread(uint32_t tid) {
-  for (const Recent& r : recent_) {
-    if (r.th != nullptr && r.tid == tid) return *r.th;
-  }
-  Thread& th = threads_[tid];
-  recent_[1] = recent_[0];
-  recent_[0] = {tid, &th};
-  return th;
-}
-
 uint64_t CpuTimeWeights::period_of(const Sample& s) {
   if (s.tid == 0) return s.period;  // the idle tasks: one tid 0 per CPU, not one thread
-  Thread& th = thread(s.tid);
+  Thread& th = threads_.get(s.tid).first;
   uint64_t period = s.period;
   if (th.known && th.on && th.since != 0) {
     period = th.carry + (s.time > th.since ? s.time - th.since : 0);
@@ -29,7 +19,7 @@ uint64_t CpuTimeWeights::period_of(const Sample& s) {
 
 void CpuTimeWeights::on_switch(const Switch& w) {
   if (w.tid == 0) return;
-  Thread& th = thread(w.tid);
+  Thread& th = threads_.get(w.tid).first;
   if (w.out) {
     if (th.on && th.since != 0 && w.time > th.since) th.carry += w.time - th.since;
     th.on = false;

@@ -20,33 +20,19 @@
 // per CPU, so not one thread to follow).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <unordered_map>
-#include <utility>
 
 #include "core/model.h"
+#include "core/thread_map.h"
 
 namespace kprof {
 
 class CpuTimeWeights {
  public:
-  CpuTimeWeights() = default;
-  // recent_ points into this object's map: a copy or move starts without it.
-  CpuTimeWeights(const CpuTimeWeights& o) : threads_(o.threads_), weighted_(o.weighted_) {}
-  CpuTimeWeights(CpuTimeWeights&& o) noexcept
-      : threads_(std::move(o.threads_)), weighted_(o.weighted_) {
-    o.recent_ = {};
-  }
-  CpuTimeWeights& operator=(const CpuTimeWeights&) = delete;
-  CpuTimeWeights& operator=(CpuTimeWeights&&) = delete;
   // The period `s` (a Cpu sample) stands for; updates the thread's state.
   uint64_t period_of(const Sample& s);
   void on_switch(const Switch& w);
-  void on_exit(uint32_t tid) {
-    threads_.erase(tid);
-    recent_ = {};
-  }
+  void on_exit(uint32_t tid) { threads_.erase(tid); }
   // Samples whose period came from the switches (the rest kept their own).
   uint64_t weighted() const { return weighted_; }
 
@@ -57,15 +43,7 @@ class CpuTimeWeights {
     uint64_t since = 0;  // when its current on interval, or its last sample, began; 0: unknown
     uint64_t carry = 0;  // on-CPU ns since its last sample, in intervals already ended
   };
-  Thread& thread(uint32_t tid);
-  std::unordered_map<uint32_t, Thread> threads_;  // by tid
-  // The two threads last found, in front of the map (its nodes stay put
-  // until on_exit erases one, which forgets these).
-  struct Recent {
-    uint32_t tid = 0;
-    Thread* th = nullptr;
-  };
-  std::array<Recent, 2> recent_{};
+  ThreadMap<Thread> threads_;
   uint64_t weighted_ = 0;
 };
 

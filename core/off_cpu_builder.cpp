@@ -15,27 +15,10 @@ void OffCpuBuilder::seen(uint64_t time) {
   last_ = std::max(last_, time);
 }
 
-OffCpuBuilder::Thread* OffCpuBuilder::find(uint32_t tid) {
-  for (const Recent& r : recent_) {
-    if (r.th != nullptr && r.tid == tid) return r.th;
-  }
-  auto it = threads_.find(tid);
-  if (it == threads_.end()) return nullptr;
-  remember(tid, it->second);
-  return &it->second;
-}
-
-void OffCpuBuilder::remember(uint32_t tid, Thread& th) {
-  recent_[1] = recent_[0];
-  recent_[0] = {tid, &th};
-}
-
 OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_t time, bool on) {
   if (tid == 0 || pid == 0 || (leave_out_ != 0 && pid == leave_out_)) return nullptr;
-  Thread* known = find(tid);
-  if (known != nullptr) return known->exited ? nullptr : known;
-  Thread& th = threads_[tid];  // first seen
-  remember(tid, th);
+  auto [th, first_seen] = threads_.get(tid);
+  if (!first_seen) return th.exited ? nullptr : &th;
   th.t.pid = pid;
   th.t.tid = tid;
   if (auto c = comms_.find(tid); c != comms_.end()) th.t.comm = c->second;
@@ -154,7 +137,7 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       }
       break;
     case SampleKind::Wakeup: {
-      if (Thread* woken = find(s.wakee)) {
+      if (Thread* woken = threads_.find(s.wakee)) {
         ++wakeups_;
         Thread& th = *woken;
         if (!th.on && !th.exited && !th.preempted && th.woken == 0) {
@@ -195,7 +178,7 @@ void OffCpuBuilder::on_comm(const Comm& c) {
   // An exec runs on a CPU; a comm read from /proc at the start (-a, -p) says
   // nothing of whether the thread runs.
   if (!c.exec) {
-    if (auto it = threads_.find(c.tid); it != threads_.end()) it->second.t.comm = c.comm;
+    if (Thread* th = threads_.find(c.tid)) th->t.comm = c.comm;
     comms_[c.tid] = c.comm;
     return;
   }
@@ -207,24 +190,21 @@ void OffCpuBuilder::on_fork(const Fork& f) {
   blocked_.on_fork(f);
   runq_.on_fork(f);
   if (f.tid == 0 || f.pid == 0 || (leave_out_ != 0 && f.pid == leave_out_)) return;
-  auto [it, inserted] = threads_.try_emplace(f.tid);
-  if (!inserted) return;
+  auto [th, made] = threads_.get(f.tid);
+  if (!made) return;
   // A new task is runnable from its fork until it first runs.
-  Thread& th = it->second;
   th.t.pid = f.pid;
   th.t.tid = f.tid;
   th.t.start_ns = th.since = f.time;
   th.on = false;
   th.preempted = true;
-  if (auto parent = threads_.find(f.ptid); parent != threads_.end()) {
-    th.t.comm = parent->second.t.comm;
-  }
+  if (const Thread* parent = threads_.find(f.ptid)) th.t.comm = parent->t.comm;
 }
 
 void OffCpuBuilder::on_exit(const Fork& f) {
   seen(f.time);
-  if (auto it = threads_.find(f.tid); it != threads_.end() && !it->second.exited) {
-    Thread& th = it->second;
+  if (Thread* found = threads_.find(f.tid); found != nullptr && !found->exited) {
+    Thread& th = *found;
     const uint64_t end = std::max(f.time, th.since);
     if (th.on) {
       th.t.on_ns += end - th.since;

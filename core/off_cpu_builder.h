@@ -26,7 +26,6 @@
 // on + blocked + run queue = wall always holds; `lost` says when to doubt it.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -35,6 +34,7 @@
 #include "core/aggregate.h"
 #include "core/model.h"
 #include "core/off_cpu.h"
+#include "core/thread_map.h"
 
 namespace kprof {
 
@@ -48,10 +48,10 @@ class OffCpuBuilder : public RecordSink {
  public:
   // Threads of `leave_out` (kprof's own process with -a; 0: none) and the
   // idle task (pid 0) are not followed.
-  explicit OffCpuBuilder(uint32_t leave_out = 0) : leave_out_(leave_out) {}
-  // recent_ points into this object's map: not copied.
-  OffCpuBuilder(const OffCpuBuilder&) = delete;
-  OffCpuBuilder& operator=(const OffCpuBuilder&) = delete;
+  explicit OffCpuBuilder(uint32_t leave_out = 0) : leave_out_(leave_out) {
+    blocked_.cache_stacks();  // a thread blocks in the same few places over and over
+    runq_.cache_stacks();
+  }
   void on_sample(const Sample&) override;
   void on_switch(const Switch&) override;
   void on_mmap(const Mmap&) override;
@@ -78,9 +78,6 @@ class OffCpuBuilder : public RecordSink {
     Sample waker;
   };
   Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
-  // The thread `tid` if followed, else null; through recent_, then the map.
-  Thread* find(uint32_t tid);
-  void remember(uint32_t tid, Thread& th);
   void seen(uint64_t time);
   void go_off(Thread& th, uint64_t time, bool preempted);
   void go_on(Thread& th, uint64_t time);
@@ -92,14 +89,7 @@ class OffCpuBuilder : public RecordSink {
   bool switches_seen_ = false;
   uint64_t first_ = 0, last_ = 0;
   uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0;
-  std::unordered_map<uint32_t, Thread> threads_;  // by tid
-  // The two threads last found (a switch storm's records alternate between
-  // two), in front of the map: its nodes stay put, and none is erased.
-  struct Recent {
-    uint32_t tid = 0;
-    Thread* th = nullptr;
-  };
-  std::array<Recent, 2> recent_{};
+  ThreadMap<Thread> threads_;
   std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
   AddressAggregator blocked_{true}, runq_{true};
   Sample scratch_;  // what add() counts for an interval whose stack is not known

@@ -175,6 +175,7 @@ TEST(Aggregator, StacksCountedAgainAsTheirFramesSayAfterMapsChange) {
   // where the kernel part ends, and an exec that remaps one process: every
   // stack must be counted under the frames it has when it is sampled.
   AddressAggregator a(true);
+  a.cache_stacks();
   for (uint32_t pid : {1u, 2u}) {
     a.on_mmap(mmap_of(pid, 0x1000, 0x1000, "/lo" + std::to_string(pid)));
     a.on_mmap(mmap_of(pid, 0x3000, 0x1000, "/hi" + std::to_string(pid)));
