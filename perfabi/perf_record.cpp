@@ -173,7 +173,8 @@ void decode_sample(ByteReader& r, uint16_t misc, const SampleLayout& layout, Rec
     const uint32_t size = r.u32();
     const std::span<const uint8_t> raw = r.raw(size);
     if (s.kind == SampleKind::Wakeup) {
-      if (layout.wakee_offset == 0 || layout.wakee_offset + 4 > raw.size()) {
+      // Compared without adding to the offset, which a file gives (u32: +4 wraps).
+      if (layout.wakee_offset == 0 || raw.size() < 4 || layout.wakee_offset > raw.size() - 4) {
         r.fail("wakeup sample without the woken task's pid");
       }
       std::memcpy(&s.wakee, raw.data() + layout.wakee_offset, sizeof s.wakee);

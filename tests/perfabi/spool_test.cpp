@@ -195,6 +195,35 @@ TEST(Spool, OrdersByTheDeliveredTimeAndLetsTheSinksErrorsThrough) {
   EXPECT_EQ(refuses.samples, 2);
 }
 
+// A file's event table gives the offset of the woken task's pid in a
+// wakeup's raw data: one near 2^32 must not wrap past the bounds check.
+TEST(Spool, AWakeeOffsetNearTwoToThe32IsDamageNotARead) {
+  SampleLayout layout{PERF_SAMPLE_IDENTIFIER | kSampleType | PERF_SAMPLE_RAW, true};
+  layout.kinds = {{9, SampleKind::Wakeup}};
+  layout.wakee_offset = 0xfffffffe;
+  Spool spool(layout);
+  spool.add(PerfRecord(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL)
+                .u64(9)
+                .u64(0x1000)
+                .u32(10)
+                .u32(11)
+                .u64(100)
+                .u32(0)
+                .u32(0)
+                .u64(1)
+                .u32(8)  // raw: 8 bytes
+                .u32(0)
+                .u32(11)
+                .u32(0)  // padding to 8 bytes
+                .done());
+  spool.end_block();
+  Collect c;
+  uint64_t damaged = 0;
+  decode_spool(spool.take(), c, &damaged);
+  EXPECT_TRUE(c.samples.empty());
+  EXPECT_EQ(damaged, 1u);
+}
+
 TEST(Spool, DamageIsOneRecordOrTheChunk) {
   kprof::testing::TempDir dir;
   Spool spool(kLayout);
