@@ -34,9 +34,12 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
                         const Sample* waker) {
   if (ns == 0) return;
   // The interval is counted as a sample of its stack: the thread's own
-  // stack sample, made one in place (no copy per interval), or none known.
+  // stack sample, made one in place (no copy per interval), standing for
+  // as many switches as its period; or none known.
   Sample& s = th.has_stack ? th.stack : scratch_;
-  if (!th.has_stack) {
+  if (th.has_stack) {
+    ns *= std::max<uint64_t>(1, th.stack_period);
+  } else {
     s = Sample{};
     s.mode = Mode::Kernel;  // "[unknown]"
   }
@@ -59,18 +62,38 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
   s.kernel_frames_known = kernel_frames_known;
 }
 
+void OffCpuBuilder::settle_unstacked(Thread& th, uint64_t period, uint64_t time) {
+  if (period <= 1) {
+    const bool has_stack = th.has_stack;
+    th.has_stack = false;
+    add(blocked_, th, th.unstacked_blocked, time);
+    add(runq_, th, th.unstacked_runq, time);
+    th.has_stack = has_stack;
+  }
+  th.unstacked_blocked = th.unstacked_runq = 0;
+}
+
 void OffCpuBuilder::charge(Thread& th, uint64_t end) {
   if (end < th.since) end = th.since;
   if (th.preempted) {
     th.t.runq_ns += end - th.since;
-    add(runq_, th, end - th.since, end);
+    if (th.has_stack) {
+      add(runq_, th, end - th.since, end);
+    } else {
+      th.unstacked_runq += end - th.since;
+    }
   } else {
     const uint64_t woken =
         th.woken >= th.since && th.woken != 0 && th.woken <= end ? th.woken : end;
     th.t.blocked_ns += woken - th.since;
     th.t.runq_ns += end - woken;
-    add(blocked_, th, woken - th.since, end);
-    add(runq_, th, end - woken, end, th.has_waker && woken < end ? &th.waker : nullptr);
+    if (th.has_stack) {
+      add(blocked_, th, woken - th.since, end);
+      add(runq_, th, end - woken, end, th.has_waker && woken < end ? &th.waker : nullptr);
+    } else {
+      th.unstacked_blocked += woken - th.since;
+      th.unstacked_runq += end - woken;
+    }
   }
   th.since = end;
   th.has_stack = false;
@@ -130,9 +153,12 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       // Comes just before its PERF_RECORD_SWITCH: the stack of the interval
       // that begins there (or, if that came first, of the one just begun).
       if (Thread* th = follow(s.pid, s.tid, s.time, true)) {
+        ++stack_samples_;
         if (th->on || !th->has_stack) {
+          settle_unstacked(*th, s.period, s.time);
           th->stack = s;
           th->has_stack = true;
+          th->stack_period = std::max<uint64_t>(1, s.period);
         }
       }
       break;
@@ -211,6 +237,7 @@ void OffCpuBuilder::on_exit(const Fork& f) {
     } else {
       charge(th, end);
     }
+    settle_unstacked(th, th.stack_period, end);
     th.t.end_ns = end;
     th.exited = true;
   }
@@ -228,7 +255,8 @@ OffCpuCounts OffCpuBuilder::finish() && {
                    .runq = std::move(runq_).take_counts(),
                    .switches = switches_,
                    .wakeups = wakeups_,
-                   .lost = lost_};
+                   .lost = lost_,
+                   .stack_samples = stack_samples_};
   for (auto& [tid, th] : threads_) {
     if (!th.exited) {
       const uint64_t end = std::max(last_, th.since);
@@ -237,6 +265,7 @@ OffCpuCounts OffCpuBuilder::finish() && {
       } else {
         charge(th, end);
       }
+      settle_unstacked(th, th.stack_period, end);
       th.t.end_ns = std::max(end, th.t.start_ns);
     }
     // The identity holds by construction; a thread that began before its
@@ -395,6 +424,7 @@ OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCoun
   out.switches = counts.switches;
   out.wakeups = counts.wakeups;
   out.lost = counts.lost;
+  out.stack_samples = counts.stack_samples;
   out.sampled_is_ns = sampled_is_ns;
   return out;
 }

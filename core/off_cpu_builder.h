@@ -8,16 +8,24 @@
 //    sample when it was woken (with, where recorded, the waker's kernel
 //    stack: the wait that follows is charged to the woken thread's stack,
 //    then a kStackJoint frame "[woken by]", then the waker's), the switch
-//    in ends the interval. Each
-//    interval is counted as one sample of its stack, of period = its ns,
-//    in one AddressAggregator for blocked time and one for run-queue time,
-//    which replay the side-band records as the CPU samples' aggregator
-//    does, so user frames are named from the mappings of their time.
+//    in ends the interval. Each interval is counted as one sample of its
+//    stack, of period = its ns times the stack sample's period, in one
+//    AddressAggregator for blocked time and one for run-queue time, which
+//    replay the side-band records as the CPU samples' aggregator does, so
+//    user frames are named from the mappings of their time. Where the
+//    stacks were sampled (record --off-cpu-freq: a SwitchOut sample of
+//    period N stands for N switches), an interval without one is left to
+//    the sampled ones (it is in its thread's times all the same), so the
+//    stacks estimate where the time went (Horvitz-Thompson: unbiased where
+//    the kernel's sampling falls independently of the intervals' lengths)
+//    while the threads' times stay exact; where every switch has its stack
+//    (period 1), an interval without one (lost, or kernel samples refused)
+//    is charged to "[unknown]".
 // 2. off_cpu_from_stacks() turns the two symbolized Stacks (symbolize_counts)
 //    into the OffCpu model: the scheduler's own frames stripped from each
 //    stack's leaf end and the wakeup's own frames from the waker's, an
-//    outermost "[blocked]" / "[run queue]" frame, and
-//    samples in ticks of the recording's sampling period.
+//    outermost "[blocked]" / "[run queue]" frame, and samples in ticks of
+//    the recording's sampling period.
 // A thread first seen leaving a CPU was on one since the first record of the
 // recorded tasks (wakeups, seen system-wide, do not count); one
 // first seen coming on, from then; a forked one waits on the run queue from
@@ -42,6 +50,7 @@ struct OffCpuCounts {
   AddressCounts blocked, runq;        // one sample per interval, period = ns
   std::vector<OffCpuThread> threads;  // by pid, then tid
   uint64_t switches = 0, wakeups = 0, lost = 0;
+  uint64_t stack_samples = 0;  // SwitchOut samples of followed threads
 };
 
 class OffCpuBuilder : public RecordSink {
@@ -76,6 +85,11 @@ class OffCpuBuilder : public RecordSink {
     Sample stack;
     bool has_waker = false;  // `waker`: the current blocked interval's wakeup, with its chain
     Sample waker;
+    // The period of the thread's last stack sample (0: none yet), and the
+    // ns of intervals since then that had none: sampled away when the next
+    // (or last) stack's period is over 1, else missing ("[unknown]").
+    uint64_t stack_period = 0;
+    uint64_t unstacked_blocked = 0, unstacked_runq = 0;
   };
   Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
   void seen(uint64_t time);
@@ -84,11 +98,12 @@ class OffCpuBuilder : public RecordSink {
   void charge(Thread& th, uint64_t end);
   void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
            const Sample* waker = nullptr);
+  void settle_unstacked(Thread& th, uint64_t period, uint64_t time);
 
   uint32_t leave_out_ = 0;
   bool switches_seen_ = false;
   uint64_t first_ = 0, last_ = 0;
-  uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0;
+  uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0, stack_samples_ = 0;
   ThreadMap<Thread> threads_;
   std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
   AddressAggregator blocked_{true}, runq_{true};

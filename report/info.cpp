@@ -181,6 +181,10 @@ void add_off_cpu(TextTable& t, const std::optional<OffCpu>& o) {
   t.add_row({"off-CPU:", format_count(o->switches) + " switches of " +
                              format_count(o->threads.size()) + " threads, " +
                              format_count(o->wakeups) + " wakeups seen; " + o->source});
+  if (o->stacks_sampled()) {
+    t.add_row({"off-CPU stacks:", format_count(o->stack_samples) + " of the switches, sampled: " +
+                                      "the stacks estimate where the time went"});
+  }
   t.add_row({"thread time:", off_cpu_identity(*o)});
   if (o->lost != 0) {
     t.add_row({"off-CPU lost:", format_count(o->lost) + " records lost: some intervals missing"});

@@ -62,6 +62,11 @@ void write_off_cpu_summary(std::ostream& out, const OffCpu& o, size_t top) {
          "CPU in, under [blocked] (asleep, waiting for I/O or a lock) or [run queue] "
          "(runnable, waiting for a CPU)\n";
   out << "Threads: " << off_cpu_identity(o) << "\n";
+  if (o.stacks_sampled()) {
+    out << "(stacks sampled, record --off-cpu-freq: " << o.stack_samples << " of " << o.switches
+        << " switches had theirs, each standing for its thread's switches since the last; the "
+           "threads' times are exact, the table below an estimate)\n";
+  }
   if (o.source.find("wakeups") == std::string::npos) {
     out << "(no wakeups recorded: a blocked thread's wait for a CPU after its wakeup counts as "
            "blocked)\n";

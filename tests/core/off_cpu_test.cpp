@@ -178,7 +178,8 @@ TEST(OffCpuModel, StacksLoseTheSchedulerAndGainTheirStateInTicks) {
       {{"__schedule", "preempt_schedule_irq", "irqentry_exit"}, {"schedule", "pipe_read"}},
       1'400'000);  // 0.7 ticks: kept; two stacks
   OffCpuCounts counts;
-  counts.threads = {OffCpuThread{kPid, kPid, "prog", 0, 100, 40, 50, 10, 3, 40}};
+  counts.threads = {
+      OffCpuThread{kPid, kPid, "prog", 0, 32'800'040, 40, 30'000'000, 2'800'000, 3, 40}};
   const OffCpu o = off_cpu_from_stacks(blocked, runq, counts, 2'000'000, true);
   EXPECT_EQ(o.tick_ns, 2'000'000u);
   ASSERT_EQ(o.stacks.stacks.size(), 3u);
@@ -193,7 +194,7 @@ TEST(OffCpuModel, StacksLoseTheSchedulerAndGainTheirStateInTicks) {
                 o.stacks.frames[o.stacks.stacks[1].frames[0]].function == "pipe_read",
             true);
   EXPECT_EQ(o.stacks.frames[o.stacks.stacks[1].frames.back()].function, kRunQueueFrame);
-  EXPECT_EQ(o.wall_ns(), 100u);
+  EXPECT_EQ(o.wall_ns(), 32'800'040u);
   EXPECT_EQ(o.on_ns() + o.blocked_ns() + o.runq_ns(), o.wall_ns());
   EXPECT_TRUE(is_scheduler_frame("schedule_timeout"));
   EXPECT_TRUE(is_scheduler_frame("__cond_resched.cold"));
@@ -267,12 +268,89 @@ TEST(OffCpuModel, TheWaitAfterAWakeupNamesTheWaker) {
   EXPECT_EQ(ns[(V{"pipe_read", "ksys_read", kRunQueueFrame})], 30u) << "no chain: no waker";
   EXPECT_EQ(ns.size(), 3u);
   for (const Frame& f : o.stacks.frames) {
-    if (f.function == "[woken by]") EXPECT_EQ(o.stacks.images[f.image].name, kOffCpuImage);
+    if (f.function == "[woken by]") {
+      EXPECT_EQ(o.stacks.images[f.image].name, kOffCpuImage);
+    }
   }
   EXPECT_TRUE(is_wakeup_frame("ttwu_do_activate.constprop.0"));
   EXPECT_TRUE(is_wakeup_frame("__wake_up_sync_key"));
   EXPECT_FALSE(is_wakeup_frame("pipe_write"));
   EXPECT_FALSE(is_wakeup_frame("hrtimer_wakeup")) << "a timer woke it: worth keeping";
+}
+
+// record --off-cpu-freq: a stack sample of period N stands for N switches,
+// so its interval counts N times, and the intervals of the switches it
+// stands for, which have no stack, are left to it; where stacks come at
+// every switch (period 1), an interval without one is "[unknown]". The
+// threads' times stay exact; the stacks are the estimate.
+TEST(OffCpuModel, SampledStacksStandForTheSwitchesTheyCount) {
+  const KernelSymbols kernel = KernelSymbols::parse(
+      "ffffffff81000000 T schedule\n"
+      "ffffffff81000100 T pipe_read\n"
+      "ffffffff81000200 T do_nanosleep\n"
+      "ffffffff81000300 T etext\n",
+      "");
+  constexpr uint64_t kPipeRead = 0xffffffff81000110, kNanosleep = 0xffffffff81000210;
+  auto sampled = [](uint32_t tid, uint64_t t, uint64_t ip, uint64_t period) {
+    Sample s = stack_at(tid, t, ip);
+    s.period = period;
+    return s;
+  };
+  const uint32_t a = kPid, b = kPid + 1;
+  OffCpuBuilder builder;
+  builder.on_comm(Comm{1000, kPid, a, true, "prog"});
+  builder.on_fork(Fork{1000, kPid, kPid, b, a});
+  // a: sampled stacks.
+  builder.on_sample(sampled(a, 1100, kNanosleep, 1));
+  builder.on_switch(out(a, 1100));  // 100 in do_nanosleep
+  builder.on_switch(in(a, 1200));
+  builder.on_switch(out(a, 1300));  // two switches without a stack: 100 + 100 ...
+  builder.on_switch(in(a, 1400));
+  builder.on_switch(out(a, 1500));
+  builder.on_switch(in(a, 1600));
+  builder.on_sample(sampled(a, 1700, kPipeRead, 3));  // ... stood for by this one
+  builder.on_switch(out(a, 1700));                    // 100 in pipe_read, counted 3 times
+  builder.on_switch(in(a, 1800));
+  builder.on_switch(out(a, 1900));  // 50 left to the period-3 stack: not "[unknown]"
+  builder.on_switch(in(a, 1950));
+  // b: a stack at every switch, one missing.
+  builder.on_switch(in(b, 1050));
+  builder.on_switch(out(b, 1100));  // 100 without a stack: "[unknown]"
+  builder.on_switch(in(b, 1200));
+  builder.on_sample(sampled(b, 1300, kPipeRead, 1));
+  builder.on_switch(out(b, 1300));  // 60 in pipe_read
+  builder.on_switch(in(b, 1360));
+  builder.on_exit(Fork{2000, kPid, kPid, a, a});
+  builder.on_exit(Fork{2000, kPid, kPid, b, b});
+  OffCpuCounts c = std::move(builder).finish();
+  EXPECT_EQ(thread(c, a).blocked_ns, 450u) << "every interval, sampled or not";
+  EXPECT_EQ(thread(c, b).blocked_ns, 160u);
+  EXPECT_EQ(c.blocked.samples, 4u) << "a's two stacks, b's and its [unknown]";
+  EXPECT_EQ(c.stack_samples, 3u);
+
+  NullUserResolver user;
+  const Stacks blocked = *symbolize_counts(c.blocked, kernel, user).stacks;
+  const Stacks runq = *symbolize_counts(c.runq, kernel, user).stacks;
+  std::map<std::vector<std::string>, uint64_t> counted;
+  for (const Stack& st : blocked.stacks) {
+    std::vector<std::string> n;
+    for (uint32_t f : st.frames) n.push_back(blocked.frames[f].function);
+    counted[n] += st.period;
+  }
+  using V = std::vector<std::string>;
+  EXPECT_EQ(counted[(V{"do_nanosleep"})], 100u);
+  EXPECT_EQ(counted[(V{"pipe_read"})], 300u + 60) << "a's interval 3 times, b's once";
+  EXPECT_EQ(counted[(V{"[unknown]"})], 100u) << "b's stackless interval";
+  EXPECT_EQ(counted.size(), 3u);
+
+  // 560 ns counted for 610 blocked: the threads keep the exact time.
+  const OffCpu o = off_cpu_from_stacks(blocked, runq, std::move(c), 1, true);
+  uint64_t blocked_sum = 0;
+  for (const Stack& st : o.stacks.stacks) {
+    if (o.stacks.frames[st.frames.back()].function == kBlockedFrame) blocked_sum += st.period;
+  }
+  EXPECT_EQ(blocked_sum, 560u);
+  EXPECT_EQ(o.blocked_ns(), 610u);
 }
 
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {
@@ -289,11 +367,13 @@ TEST(OffCpuModel, TickIsTheSamplingPeriod) {
 
 OffCpu model() {
   OffCpuCounts counts;
-  counts.threads = {OffCpuThread{kPid, kPid, "prog", 10, 1010, 500, 300, 200, 40, 490'000},
-                    OffCpuThread{kPid, kPid + 1, "", 20, 30, 5, 5, 0, 1, 0}};
+  counts.threads = {
+      OffCpuThread{kPid, kPid, "prog", 10, 4'000'690, 500, 3'999'980, 200, 40, 490'000},
+      OffCpuThread{kPid, kPid + 1, "", 20, 30, 5, 5, 0, 1, 0}};
   counts.switches = 41;
   counts.wakeups = 12;
   counts.lost = 2;
+  counts.stack_samples = 33;
   OffCpu o = off_cpu_from_stacks(named_stacks({{"schedule", "pipe_read"}}, 4'000'000), Stacks{},
                                  counts, 1'000'000, true);
   o.source = "context switches of the recorded tasks";
