@@ -2,7 +2,9 @@
 # Issue 26: the cost of recording off-CPU time in a context-switch storm
 # (bench/pingpong.c: two threads ping-ponging a byte over pipes, pinned to
 # one CPU) by kprof record --off-cpu (with -g; without -g, kernel stacks
-# only; with -g --wakers, the waker's kernel stack at every wakeup) against
+# only; with -g --wakers, the waker's kernel stack at every wakeup; and
+# kprof-sampled: -g --off-cpu-freq 1000, a thread's stack at about 1,000 of
+# its switches a second, not at every one as the others) against
 # perf's two ways of recording the same: `perf sched record` (system-wide
 # sched tracepoints) and `perf record -e sched:sched_switch -g`.
 #
@@ -44,6 +46,8 @@ run_one() {  # TOOL RUN
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof-kernel) timed "$out.time" "$KPROF" record --off-cpu -F "$FREQ" -o "$out.data" -- \
              "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
+    kprof-sampled) timed "$out.time" "$KPROF" record -g --off-cpu --off-cpu-freq 1000 -F "$FREQ" \
+             -o "$out.data" -- "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     kprof-wakers) timed "$out.time" "$KPROF" record -g --off-cpu --wakers -F "$FREQ" \
              -o "$out.data" -- "${PP[@]}" "$SECS" >"$out.txt" 2>"$out.err" ;;
     perf-sched) timed "$out.time" perf sched record -o "$out.data" -- \
@@ -75,7 +79,7 @@ run_one() {  # TOOL RUN
 {
   echo "# off-CPU recording in a context-switch storm: pingpong $SECS s, $RUNS runs each, interleaved"
   for r in $(seq "$RUNS"); do
-    for tool in alone kprof kprof-kernel kprof-wakers perf-sched perf-switch; do run_one "$tool" "$r"; done
+    for tool in alone kprof kprof-kernel kprof-sampled kprof-wakers perf-sched perf-switch; do run_one "$tool" "$r"; done
   done
 } | tee "$W/runs.txt"
 
@@ -91,11 +95,11 @@ for line in open(sys.argv[1]):
 med = {t: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for t, rs in rows.items()}
 alone = med['alone']['per_s']
 print(f"{'tool':12} {'round trips/s':>14} {'slowdown':>9} {'own CPU s':>10} {'recording':>10} {'lost':>6} {'bytes/switch':>13}")
-for t in ('alone', 'kprof', 'kprof-kernel', 'kprof-wakers', 'perf-sched', 'perf-switch'):
+for t in ('alone', 'kprof', 'kprof-kernel', 'kprof-sampled', 'kprof-wakers', 'perf-sched', 'perf-switch'):
     m = med[t]
     slow = 100 * (1 - m['per_s'] / alone)
     print(f"{t:12} {m['per_s']:14.0f} {slow:8.1f}% {m['own_cpu_s']:10.3f} {m['recording_cpu_s']:10.3f} {m['lost']:6.0f} {m['bytes_per_switch']:13.1f}")
-for kt in ('kprof', 'kprof-kernel'):
+for kt in ('kprof', 'kprof-kernel', 'kprof-sampled'):
     k = med[kt]
     for t in ('perf-sched', 'perf-switch'):
         p = med[t]

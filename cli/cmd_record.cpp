@@ -125,6 +125,15 @@ void add_options(CLI::App& app, Args& a) {
                "also record every context switch of the recorded work (and wakeups, as root): "
                "time blocked and waiting to run, per stack (kernel frames; with -g user "
                "frames too), for kprof report/diff --off-cpu");
+  app.add_option("--off-cpu-freq", a.rec.off_cpu_stack_freq,
+                 "with --off-cpu, for switch storms: a thread's stack at about this many of its "
+                 "switches a second (the kernel's frequency mode), not at every switch; each "
+                 "stack then stands for the switches since the last, so the stacks become an "
+                 "estimate (a thread switching in bursts gets some of its stacks sampled too) "
+                 "while the times still come from every switch. A stack at every switch costs "
+                 "a thread switching 100k times a second ~15 points of its speed "
+                 "(bench/off_cpu.sh). Default 0: every switch")
+      ->check(CLI::Range(0u, 1'000'000u));
   app.add_flag("--wakers", a.rec.off_cpu_wakers,
                "with --off-cpu -g: also the waking task's kernel stack at every wakeup; the "
                "wait to run after a wakeup is charged to the woken stack, then [woken by], "

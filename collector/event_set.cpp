@@ -348,9 +348,11 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
   if (req.off_cpu) {
     attr.enable_on_exec = req.enable_on_exec ? 1 : 0;
     const size_t before = notices->size();
-    OffCpuEvents off = open_off_cpu_events(
-        attr, req.pids, cpus, wakeup,
-        {.user_stacks = req.callchains, .waker_stacks = req.off_cpu_wakers}, notices);
+    OffCpuEvents off = open_off_cpu_events(attr, req.pids, cpus, wakeup,
+                                           {.user_stacks = req.callchains,
+                                            .waker_stacks = req.off_cpu_wakers,
+                                            .stack_freq = req.off_cpu_stack_freq},
+                                           notices);
     for (size_t i = before; i < notices->size(); ++i) {
       std::fprintf(stderr, "kprof: %s\n", (*notices)[i].c_str());
     }

@@ -53,7 +53,8 @@ struct EventRequest {
   // --off-cpu: also the context-switch and wakeup events of
   // collector/off_cpu_events.h, into the same rings.
   bool off_cpu = false;
-  bool off_cpu_wakers = false;  // and the wakeups' kernel call chains
+  bool off_cpu_wakers = false;      // and the wakeups' kernel call chains
+  uint32_t off_cpu_stack_freq = 0;  // OffCpuOptions::stack_freq
 };
 
 // Ring data pages per CPU for sampling at `freq` Hz (per CPU), so that a

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -101,6 +102,15 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   cs.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   cs.context_switch = 1;
   cs.exclude_callchain_user = options.user_stacks ? 0 : 1;
+  uint64_t stack_freq = options.stack_freq;
+  if (stack_freq != 0) {
+    // The kernel refuses a frequency above its current maximum (which it
+    // lowers when samples take too long): the stacks then come at that.
+    const int max_rate = perf_event_max_sample_rate();
+    if (max_rate > 0) stack_freq = std::min<uint64_t>(stack_freq, static_cast<uint64_t>(max_rate));
+    cs.freq = 1;
+    cs.sample_freq = stack_freq;
+  }
   int err = open_each(cs, pids, cpus, SampleKind::SwitchOut, out);
   if (err != 0) {
     notices->push_back(std::string("no off-CPU time: cannot open the context-switch events (") +
@@ -114,6 +124,9 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   out.source =
       system_wide ? "context switches on every CPU" : "context switches of the recorded tasks";
   if (!options.user_stacks) out.source += " (kernel stacks only: no -g)";
+  out.source += stack_freq != 0 ? ", stacks at up to " + std::to_string(stack_freq) +
+                                      " switches a second per thread"
+                                : ", a stack at every switch";
   if (base.exclude_kernel) {
     // A switch happens in the kernel: with kernel samples refused, its
     // sample (the stack) is never written, only the times.

@@ -3,11 +3,15 @@
 // for all, PERF_SAMPLE_IDENTIFIER telling them apart: perfabi's
 // SampleLayout::kinds):
 // - per (task, CPU) as the sampling event (inherited by children, enabled at
-//   the workload's exec), the software event context-switches sampled at
-//   every switch with its call chain (the stack the thread leaves the CPU
-//   in: kernel, and with -g user), and attr.context_switch, which adds a
-//   PERF_RECORD_SWITCH at every switch out (flagged when still runnable)
-//   and in: what `perf record -e cs --switch-events` records;
+//   the workload's exec), the software event context-switches with its call
+//   chain (the stack the thread leaves the CPU in: kernel, and with -g
+//   user), and attr.context_switch, which adds a PERF_RECORD_SWITCH at every
+//   switch out (flagged when still runnable) and in: what `perf record -e cs
+//   --switch-events` records. The times come from the switch records, every
+//   one; the stacks, at every switch by default, or (OffCpuOptions::
+//   stack_freq) in the kernel's frequency mode, so that a thread switching
+//   faster than that gives a stack every Nth switch, the sample's period
+//   saying N (core/off_cpu_builder.h weighs its interval by it);
 // - per CPU, system-wide (root or CAP_PERFMON), the sched:sched_wakeup
 //   tracepoint with its raw fields (the woken task's pid), so that a blocked
 //   thread's wait after its wakeup counts as run-queue delay, not blocked;
@@ -46,9 +50,17 @@ std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why);
 // in (kernel frames always; user frames with -g, `user_stacks`: walking the
 // user stack at every switch is the dearer half, bench/off_cpu.sh), and with
 // `waker_stacks` (--wakers) each wakeup's kernel call chain.
+// `stack_freq` > 0: a stack at about this many switches a second per thread
+// (capped at kernel.perf_event_max_sample_rate); 0: at every switch.
+// Unwinding at every switch is most of what recording off-CPU time costs a
+// thread that switches 100k times a second (bench/off_cpu_chains.sh). The
+// kernel's frequency mode raises the period on any burst of switches (two
+// within 1/(2 stack_freq) s), so sampled stacks are not kept to storms: an
+// opt-in, not the default.
 struct OffCpuOptions {
   bool user_stacks = true;
   bool waker_stacks = false;
+  uint32_t stack_freq = 0;
 };
 
 struct OffCpuEvents {

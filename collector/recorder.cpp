@@ -223,6 +223,7 @@ void Recorder::Impl::setup() {
         2);
   }
   req.off_cpu_wakers = opt.off_cpu_wakers;
+  req.off_cpu_stack_freq = opt.off_cpu_stack_freq;
   if (!opt.score_from.empty()) {
     if (opt.command.empty()) {
       throw Error("--score-from reads the workload's output: give a command to run", 2);

@@ -86,6 +86,9 @@ struct RecordOptions {
   // --wakers (with off_cpu and callchains): the waking task's kernel stack at
   // every wakeup, so a wait after a wakeup names who woke it.
   bool off_cpu_wakers = false;
+  // --off-cpu-freq: the switch stacks' rate (collector/off_cpu_events.h
+  // OffCpuOptions::stack_freq; 0: a stack at every switch).
+  uint32_t off_cpu_stack_freq = 0;
 };
 
 class Recorder {

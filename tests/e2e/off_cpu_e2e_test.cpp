@@ -247,6 +247,46 @@ TEST(OffCpuE2E, WithoutCallGraphsTheStacksAreTheKernels) {
     EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
 }
 
+// --off-cpu-freq in a switch storm (tests/programs/prog_pingpong.cpp, ~100k
+// switches a second a thread): a stack at a few hundred of the switches
+// only, each weighed by the switches it stands for, so the stacks' total
+// estimates the threads' exact off-CPU time (within 5% in runs here; 25%
+// allowed), while the times themselves still come from every switch.
+TEST(OffCpuE2E, SampledStacksInAStormStandForTheSwitchesTheyCount) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const std::string out = dir.file("storm.kprof");
+  const RunResult r = run({kprof_binary(), "record", "--off-cpu", "--off-cpu-freq", "1000", "-o",
+                           out, "--", program("kprof_prog_pingpong"), "0.5"},
+                          dir.path(), 60);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Profile p = perfabi::load_profile(out);
+  ASSERT_TRUE(p.off_cpu.has_value()) << r.describe();
+  const OffCpu& o = *p.off_cpu;
+  EXPECT_NE(o.source.find("stacks at up to 1000 switches a second"), std::string::npos) << o.source;
+  ASSERT_GT(o.switches, 10'000u) << "not a storm: " << r.describe();
+  EXPECT_TRUE(o.stacks_sampled());
+  EXPECT_LT(o.stack_samples * 10, o.switches) << "a stack at most switches";
+  EXPECT_GT(o.stack_samples, 0u);
+  uint64_t stacks_ns = 0;
+  bool piped = false;
+  for (const Stack& s : o.stacks.stacks) {
+    stacks_ns += s.period;
+    for (uint32_t f : s.frames)
+      piped |= o.stacks.frames[f].function.find("pipe_read") != std::string::npos;
+  }
+  EXPECT_TRUE(piped) << "the threads block reading the pipe";
+  const double off = static_cast<double>(o.blocked_ns() + o.runq_ns());
+  EXPECT_NEAR(static_cast<double>(stacks_ns), off, 0.25 * off);
+  for (const OffCpuThread& t : o.threads) {
+    EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+  }
+  const RunResult report =
+      run({kprof_binary(), "report", "--off-cpu", "--no-pager", out}, dir.path(), 60);
+  EXPECT_NE(report.out.find("stacks sampled, record --off-cpu-freq"), std::string::npos)
+      << report.out;
+}
+
 TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
   KPROF_REQUIRE_SAMPLING();
   TempDir dir;
