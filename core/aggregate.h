@@ -101,8 +101,9 @@ class AddressAggregator : public RecordSink {
       : user_by_mapping_(user_by_mapping) {
     counts_.with_stacks = stacks;
   }
-  // recent_ and last_ point into this object's maps: a copy or move starts
-  // with them empty.
+  // recent_, last_ and the stack cache point into this object's maps: a
+  // copy or move starts with them empty, its settings (frames_only,
+  // cache_stacks) kept.
   AddressAggregator(const AddressAggregator& o)
       : left_out_pid_(o.left_out_pid_),
         user_by_mapping_(o.user_by_mapping_),
@@ -110,7 +111,9 @@ class AddressAggregator : public RecordSink {
         weights_(o.weights_),
         maps_(o.maps_),
         counts_(o.counts_),
-        frame_ids_(o.frame_ids_) {}
+        frame_ids_(o.frame_ids_),
+        cache_stacks_(o.cache_stacks_),
+        frames_only_(o.frames_only_) {}
   AddressAggregator(AddressAggregator&& o) noexcept
       : left_out_pid_(o.left_out_pid_),
         user_by_mapping_(o.user_by_mapping_),
@@ -118,7 +121,9 @@ class AddressAggregator : public RecordSink {
         weights_(std::move(o.weights_)),
         maps_(std::move(o.maps_)),
         counts_(std::move(o.counts_)),
-        frame_ids_(std::move(o.frame_ids_)) {
+        frame_ids_(std::move(o.frame_ids_)),
+        cache_stacks_(o.cache_stacks_),
+        frames_only_(o.frames_only_) {
     o.forget_recent();
   }
   AddressAggregator& operator=(const AddressAggregator&) = delete;

@@ -242,6 +242,25 @@ TEST(Aggregator, StacksCountedAgainAsTheirFramesSayAfterMapsChange) {
   EXPECT_EQ(got, want);
 }
 
+// A copy or a move starts with empty caches but keeps what it was set to
+// collect: frames_only stays frames only.
+TEST(Aggregator, ACopyOrMoveKeepsItsSettings) {
+  AddressAggregator a(true);
+  a.frames_only();
+  a.cache_stacks();
+  a.on_mmap(mmap_of(1, 0x1000, 0x1000, "/lo"));
+  AddressAggregator copied(a);
+  AddressAggregator from(a);
+  AddressAggregator moved(std::move(from));
+  Sample s = user_sample(1, 0x1010);
+  s.callchain = {0x1010, 0x1020};
+  for (AddressAggregator* b : {&copied, &moved}) {
+    b->on_sample(s);
+    EXPECT_TRUE(b->counts().stacks.empty()) << "frames only: no stacks";
+    EXPECT_EQ(b->counts().frames.size(), 2u);
+  }
+}
+
 TEST(Aggregator, ImageNames) {
   auto name = [](std::string f) { return image_name_for(mmap_of(1, 0, 1, std::move(f))); };
   EXPECT_EQ(name("//anon"), "[anon]");
