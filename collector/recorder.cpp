@@ -223,6 +223,11 @@ void Recorder::Impl::setup() {
         2);
   }
   req.off_cpu_wakers = opt.off_cpu_wakers;
+  if (opt.off_cpu_stack_freq != 0 && !opt.off_cpu) {
+    throw Error(
+        "--off-cpu-freq sets how often --off-cpu takes a switch's stack: give it with --off-cpu",
+        2);
+  }
   req.off_cpu_stack_freq = opt.off_cpu_stack_freq;
   if (!opt.score_from.empty()) {
     if (opt.command.empty()) {

@@ -329,6 +329,13 @@ TEST(OffCpuE2E, BadInputIsOneLine) {
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
   EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
+  // The switch stacks' rate, without the switches.
+  r = run(
+      {kprof_binary(), "record", "--off-cpu-freq", "1000", "-o", dir.file("f.kprof"), "--", "true"},
+      dir.path(), 60);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("give it with --off-cpu"), std::string::npos) << r.err;
   // A process that is gone.
   r = run({kprof_binary(), "record", "--off-cpu", "-p", "999999999", "-o", dir.file("y.kprof")},
           dir.path(), 60);
