@@ -8,6 +8,11 @@
 # to the kernel's chain, step by step: the switch records (--switch-events,
 # the in and out times) and, as `kprof record --off-cpu` itself, the
 # system-wide sched_wakeup samples that tell blocked from waiting to run.
+# And the parts of --off-cpu-freq's cost: the switch records alone on a
+# per-task event that samples nothing (switches), the kernel's chain at
+# ~1,000 switches a second with the switch records (kernel@1000+switches),
+# the system-wide wakeups alone (wakeups, perf record -a), and kprof
+# record --off-cpu --off-cpu-freq 1000 (kprof-sampled).
 #
 #   bench/off_cpu_chains.sh [RUNS=5] [SECONDS=3]
 #
@@ -29,7 +34,8 @@ CS=(perf record -q -e cs -c 1 -o "$W/cs.data")
 {
   echo "# perf record -e cs -c 1 on pingpong $SECS s, $RUNS runs each, interleaved"
   for r in $(seq "$RUNS"); do
-    for v in alone none kernel user both kernel+switches kprof; do
+    for v in alone none switches kernel user both kernel+switches kernel@1000+switches wakeups kprof \
+      kprof-sampled; do
       case $v in
         alone) "${PP[@]}" "$SECS" >"$W/out.txt" ;;
         none) "${CS[@]}" -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
@@ -38,6 +44,14 @@ CS=(perf record -q -e cs -c 1 -o "$W/cs.data")
         both) "${CS[@]}" -g -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
         kernel+switches) "${CS[@]}" -g --kernel-callchains --switch-events -- "${PP[@]}" "$SECS" \
           >"$W/out.txt" 2>/dev/null ;;
+        switches) perf record -q -e dummy -c 1 --switch-events -o "$W/cs.data" -- "${PP[@]}" "$SECS" \
+          >"$W/out.txt" 2>/dev/null ;;
+        kernel@1000+switches) perf record -q -e cs -F 1000 -g --kernel-callchains --switch-events \
+          -o "$W/cs.data" -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
+        wakeups) perf record -q -a -e sched:sched_wakeup -c 1 -o "$W/cs.data" -- "${PP[@]}" "$SECS" \
+          >"$W/out.txt" 2>/dev/null ;;
+        kprof-sampled) "$KPROF" record --off-cpu --off-cpu-freq 1000 -o "$W/k.kprof" -- "${PP[@]}" \
+          "$SECS" >"$W/out.txt" 2>/dev/null ;;
         kprof) "$KPROF" record --off-cpu -o "$W/k.kprof" -- "${PP[@]}" "$SECS" >"$W/out.txt" 2>/dev/null ;;
       esac
       echo "$v $(sed -n 's/.*per_s=\([0-9.]*\).*/\1/p' "$W/out.txt")"
@@ -54,9 +68,10 @@ for line in open(sys.argv[1]):
     v, per = line.split()
     runs.setdefault(v, []).append(float(per))
 alone = statistics.median(runs['alone'])
-print(f"{'call chain':15} {'round trips/s':>14} {'slowdown':>9}")
-for v in ('alone', 'none', 'kernel', 'user', 'both', 'kernel+switches', 'kprof'):
+print(f"{'call chain':21} {'round trips/s':>14} {'slowdown':>9}")
+for v in ('alone', 'none', 'switches', 'kernel', 'user', 'both', 'kernel+switches',
+          'kernel@1000+switches', 'wakeups', 'kprof', 'kprof-sampled'):
     m = statistics.median(runs[v])
-    print(f"{v:15} {m:14.0f} {100 * (1 - m / alone):8.1f}%")
+    print(f"{v:21} {m:14.0f} {100 * (1 - m / alone):8.1f}%")
 PY
 echo "results: $RESULT"
