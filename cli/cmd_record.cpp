@@ -131,7 +131,7 @@ void add_options(CLI::App& app, Args& a) {
                  "stack then stands for the switches since the last, so the stacks become an "
                  "estimate (a thread switching in bursts gets some of its stacks sampled too) "
                  "while the times still come from every switch. A stack at every switch costs "
-                 "a thread switching 100k times a second ~15 points of its speed "
+                 "a thread switching 100k times a second 15-20 points of its speed "
                  "(bench/off_cpu.sh). Default 0: every switch")
       ->check(CLI::Range(0u, 1'000'000u));
   app.add_flag("--wakers", a.rec.off_cpu_wakers,

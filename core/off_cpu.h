@@ -55,11 +55,12 @@ struct OffCpu {
   Stacks stacks;
   std::vector<OffCpuThread> threads;  // by pid, then tid
   uint64_t switches = 0, wakeups = 0;
-  // The switches that came with their stack: all of them (every switch
-  // sampled), or fewer with record --off-cpu-freq, where the stacks are an
-  // estimate (core/off_cpu_builder.h); 0 in files from before it was kept.
+  // Where the stacks were sampled (record --off-cpu-freq: some stack stood
+  // for more than one switch), how many switches came with theirs: the
+  // stacks are then an estimate (core/off_cpu_builder.h). 0 where every
+  // switch had its stack, and in files from before it was kept.
   uint64_t stack_samples = 0;
-  bool stacks_sampled() const { return stack_samples != 0 && stack_samples < switches; }
+  bool stacks_sampled() const { return stack_samples != 0; }
   // Records the kernel could not write (ring full) while off-CPU was
   // recorded: some intervals are then missing or merged.
   uint64_t lost = 0;

@@ -154,6 +154,7 @@ void OffCpuBuilder::on_sample(const Sample& s) {
       // that begins there (or, if that came first, of the one just begun).
       if (Thread* th = follow(s.pid, s.tid, s.time, true)) {
         ++stack_samples_;
+        stacks_sampled_ |= s.period > 1;
         if (th->on || !th->has_stack) {
           settle_unstacked(*th, s.period, s.time);
           th->stack = s;
@@ -256,7 +257,7 @@ OffCpuCounts OffCpuBuilder::finish() && {
                    .switches = switches_,
                    .wakeups = wakeups_,
                    .lost = lost_,
-                   .stack_samples = stack_samples_};
+                   .stack_samples = stacks_sampled_ ? stack_samples_ : 0};
   for (auto& [tid, th] : threads_) {
     if (!th.exited) {
       const uint64_t end = std::max(last_, th.since);

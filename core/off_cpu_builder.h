@@ -50,7 +50,9 @@ struct OffCpuCounts {
   AddressCounts blocked, runq;        // one sample per interval, period = ns
   std::vector<OffCpuThread> threads;  // by pid, then tid
   uint64_t switches = 0, wakeups = 0, lost = 0;
-  uint64_t stack_samples = 0;  // SwitchOut samples of followed threads
+  // SwitchOut samples of followed threads, where one stood for more than
+  // one switch (OffCpu::stack_samples); else 0.
+  uint64_t stack_samples = 0;
 };
 
 class OffCpuBuilder : public RecordSink {
@@ -104,6 +106,7 @@ class OffCpuBuilder : public RecordSink {
   bool switches_seen_ = false;
   uint64_t first_ = 0, last_ = 0;
   uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0, stack_samples_ = 0;
+  bool stacks_sampled_ = false;  // a SwitchOut sample of period > 1 was seen
   ThreadMap<Thread> threads_;
   std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
   AddressAggregator blocked_{true}, runq_{true};

@@ -82,6 +82,7 @@ TEST(OffCpuBuilder, SplitsBlockedFromRunQueueAtTheWakeup) {
   EXPECT_EQ(c.runq.samples, 2u);
   ASSERT_EQ(c.blocked.stacks.size(), 1u);
   EXPECT_EQ(c.blocked.stacks.begin()->second.period, 300u);
+  EXPECT_EQ(c.stack_samples, 0u) << "a stack of period 1: not sampled";
 }
 
 // In workload mode the wakeup event is on system-wide from before the
