@@ -15,8 +15,16 @@ void OffCpuBuilder::seen(uint64_t time) {
   last_ = std::max(last_, time);
 }
 
+bool OffCpuBuilder::followed(uint32_t pid, uint32_t tid) const {
+  // The kernel writes -1 for a task already released (a switch away from
+  // an exiting task, seen with -a): no thread to follow.
+  constexpr uint32_t kGone = UINT32_MAX;
+  return tid != 0 && pid != 0 && tid != kGone && pid != kGone &&
+         (leave_out_ == 0 || pid != leave_out_);
+}
+
 OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_t time, bool on) {
-  if (tid == 0 || pid == 0 || (leave_out_ != 0 && pid == leave_out_)) return nullptr;
+  if (!followed(pid, tid)) return nullptr;
   auto [th, first_seen] = threads_.get(tid);
   if (!first_seen) return th.exited ? nullptr : &th;
   th.t.pid = pid;
@@ -216,7 +224,7 @@ void OffCpuBuilder::on_fork(const Fork& f) {
   seen(f.time);
   blocked_.on_fork(f);
   runq_.on_fork(f);
-  if (f.tid == 0 || f.pid == 0 || (leave_out_ != 0 && f.pid == leave_out_)) return;
+  if (!followed(f.pid, f.tid)) return;
   auto [th, made] = threads_.get(f.tid);
   if (!made) return;
   // A new task is runnable from its fork until it first runs.

@@ -57,8 +57,8 @@ struct OffCpuCounts {
 
 class OffCpuBuilder : public RecordSink {
  public:
-  // Threads of `leave_out` (kprof's own process with -a; 0: none) and the
-  // idle task (pid 0) are not followed.
+  // Threads of `leave_out` (kprof's own process with -a; 0: none), the idle
+  // task (pid 0) and a released task (pid -1) are not followed.
   explicit OffCpuBuilder(uint32_t leave_out = 0) : leave_out_(leave_out) {
     blocked_.cache_stacks();  // a thread blocks in the same few places over and over
     runq_.cache_stacks();
@@ -93,6 +93,7 @@ class OffCpuBuilder : public RecordSink {
     uint64_t stack_period = 0;
     uint64_t unstacked_blocked = 0, unstacked_runq = 0;
   };
+  bool followed(uint32_t pid, uint32_t tid) const;
   Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
   void seen(uint64_t time);
   void go_off(Thread& th, uint64_t time, bool preempted);

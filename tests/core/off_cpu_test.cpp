@@ -122,13 +122,17 @@ TEST(OffCpuBuilder, WithoutWakeupsTheWholeWaitIsBlocked) {
   EXPECT_EQ(t.sampled, 77u);
 }
 
-TEST(OffCpuBuilder, ForkedThreadsWaitOnTheRunQueueAndIdleIsNotFollowed) {
+TEST(OffCpuBuilder, ForkedThreadsWaitOnTheRunQueueAndIdleOrGoneTasksAreNotFollowed) {
   OffCpuBuilder b(/*leave_out=*/555);
   b.on_comm(Comm{100, kPid, kPid, true, "prog"});
   b.on_fork(Fork{200, kPid, kPid, kPid + 1, kPid});
   b.on_switch(in(kPid + 1, 260));                      // first ran 60 after its fork
   b.on_switch(Switch{300, 0, 0, 0, true, false});      // the idle task
   b.on_switch(Switch{300, 555, 555, 0, true, false});  // kprof itself (-a)
+  // A task already released: the kernel writes pid and tid -1 (seen with -a
+  // in a storm: a phantom thread on a CPU for the whole recording).
+  b.on_switch(Switch{310, UINT32_MAX, UINT32_MAX, 0, true, false});
+  b.on_fork(Fork{320, UINT32_MAX, kPid, UINT32_MAX, kPid});
   b.on_exit(Fork{400, kPid, kPid, kPid + 1, kPid});
   const OffCpuCounts c = std::move(b).finish();
   ASSERT_EQ(c.threads.size(), 2u);
