@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace kprof {
 
@@ -46,7 +47,7 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
   // as many switches as its period; or none known.
   Sample& s = th.has_stack ? th.stack : scratch_;
   if (th.has_stack) {
-    ns *= std::max<uint64_t>(1, th.stack_period);
+    ns *= std::max<uint64_t>(1, th.weight);
   } else {
     s = Sample{};
     s.mode = Mode::Kernel;  // "[unknown]"
@@ -70,8 +71,8 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
   s.kernel_frames_known = kernel_frames_known;
 }
 
-void OffCpuBuilder::settle_unstacked(Thread& th, uint64_t period, uint64_t time) {
-  if (period <= 1) {
+void OffCpuBuilder::settle_unstacked(Thread& th, bool represented, uint64_t time) {
+  if (!represented) {
     const bool has_stack = th.has_stack;
     th.has_stack = false;
     add(blocked_, th, th.unstacked_blocked, time);
@@ -120,6 +121,7 @@ void OffCpuBuilder::go_off(Thread& th, uint64_t time, bool preempted) {
     th.has_stack = has_stack;
     th.stack = stack;
   }
+  if (!th.has_stack) ++th.unstacked_switches;  // its stack, if any, is still to come
   th.on = false;
   th.since = time;
   th.preempted = preempted;
@@ -164,10 +166,13 @@ void OffCpuBuilder::on_sample(const Sample& s) {
         ++stack_samples_;
         stacks_sampled_ |= s.period > 1;
         if (th->on || !th->has_stack) {
-          settle_unstacked(*th, s.period, s.time);
+          // It stands for its thread's switches since its last stack (this
+          // one's own among them): the intervals without one are left to it.
+          th->weight = th->unstacked_switches + (th->on ? 1 : 0);
+          th->unstacked_switches = 0;
+          settle_unstacked(*th, true, s.time);
           th->stack = s;
           th->has_stack = true;
-          th->stack_period = std::max<uint64_t>(1, s.period);
         }
       }
       break;
@@ -246,7 +251,7 @@ void OffCpuBuilder::on_exit(const Fork& f) {
     } else {
       charge(th, end);
     }
-    settle_unstacked(th, th.stack_period, end);
+    settle_unstacked(th, false, end);
     th.t.end_ns = end;
     th.exited = true;
   }
@@ -274,7 +279,7 @@ OffCpuCounts OffCpuBuilder::finish() && {
       } else {
         charge(th, end);
       }
-      settle_unstacked(th, th.stack_period, end);
+      settle_unstacked(th, false, end);
       th.t.end_ns = std::max(end, th.t.start_ns);
     }
     // The identity holds by construction; a thread that began before its
@@ -346,10 +351,35 @@ bool is_wakeup_frame(const std::string& function) {
 
 namespace {
 
+// Per process, what its stacks in `from` are scaled by so that they sum to
+// its threads' `time` (blocked or run queue): 1 where every interval was
+// counted at its length; where stacks were sampled, the ratio of the exact
+// time to its estimate (a ratio estimator: the sampled intervals of a storm
+// that shares its CPU came out half as long as the rest, their stacks then
+// summing to half the time). A process with no stack keeps 1.
+std::unordered_map<uint32_t, double> scale_to_threads(const Stacks& from,
+                                                      const std::vector<OffCpuThread>& threads,
+                                                      uint64_t OffCpuThread::*time) {
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> sums;  // pid: exact, counted
+  for (const OffCpuThread& t : threads) sums[t.pid].first += t.*time;
+  for (const Stack& s : from.stacks) {
+    if (s.process < from.processes.size()) sums[from.processes[s.process].pid].second += s.period;
+  }
+  std::unordered_map<uint32_t, double> scale;
+  for (const auto& [pid, sum] : sums) {
+    if (sum.second != 0 && sum.first != sum.second) {
+      scale[pid] = static_cast<double>(sum.first) / static_cast<double>(sum.second);
+    }
+  }
+  return scale;
+}
+
 // Adds `from`'s stacks, each under an outermost frame `root`, to `into`
 // (whose tables grow as needed), dropping `from`'s leading scheduler frames
-// and a waker's leading wakeup frames (after the joint).
+// and a waker's leading wakeup frames (after the joint), each process's
+// periods times its `scale` (scale_to_threads).
 void add_stacks(Stacks& into, const Stacks& from, const char* root,
+                const std::unordered_map<uint32_t, double>& scale,
                 std::map<std::pair<uint32_t, std::vector<uint32_t>>, size_t>& index) {
   auto image_id = [&](const Image& image) {
     auto it = std::find(into.images.begin(), into.images.end(), image);
@@ -408,7 +438,12 @@ void add_stacks(Stacks& into, const Stacks& from, const char* root,
     auto [it, inserted] = index.try_emplace({process, frames}, into.stacks.size());
     if (inserted) into.stacks.push_back(Stack{process, std::move(frames), 0, 0});
     Stack& dst = into.stacks[it->second];
-    dst.period += s.period;  // ns; samples are set from the total below
+    // ns; samples are set from the total below
+    const auto by = scale.find(proc.pid);
+    dst.period +=
+        by == scale.end()
+            ? s.period
+            : static_cast<uint64_t>(std::llround(static_cast<double>(s.period) * by->second));
   }
 }
 
@@ -419,8 +454,10 @@ OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCoun
   OffCpu out;
   out.tick_ns = std::max<uint64_t>(1, tick_ns);
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, size_t> index;
-  add_stacks(out.stacks, blocked, kBlockedFrame, index);
-  add_stacks(out.stacks, runq, kRunQueueFrame, index);
+  add_stacks(out.stacks, blocked, kBlockedFrame,
+             scale_to_threads(blocked, counts.threads, &OffCpuThread::blocked_ns), index);
+  add_stacks(out.stacks, runq, kRunQueueFrame,
+             scale_to_threads(runq, counts.threads, &OffCpuThread::runq_ns), index);
   for (Stack& s : out.stacks.stacks) {
     s.samples = static_cast<uint64_t>(
         std::llround(static_cast<double>(s.period) / static_cast<double>(out.tick_ns)));

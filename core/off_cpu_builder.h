@@ -13,19 +13,24 @@
 //    AddressAggregator for blocked time and one for run-queue time, which
 //    replay the side-band records as the CPU samples' aggregator does, so
 //    user frames are named from the mappings of their time. Where the
-//    stacks were sampled (record --off-cpu-freq: a SwitchOut sample of
-//    period N stands for N switches), an interval without one is left to
-//    the sampled ones (it is in its thread's times all the same), so the
-//    stacks estimate where the time went (Horvitz-Thompson: unbiased where
-//    the kernel's sampling falls independently of the intervals' lengths)
-//    while the threads' times stay exact; where every switch has its stack
-//    (period 1), an interval without one (lost, or kernel samples refused)
-//    is charged to "[unknown]".
+//    stacks were sampled (record --off-cpu-freq), a stack stands for its
+//    thread's switches since its last stack, its own included, counted
+//    from the switch records (the kernel's sample period is what it meant
+//    to skip: it restarts the count when it lowers the period), and the
+//    intervals without one are left to it (they are in their thread's
+//    times all the same): the stacks estimate where the time went
+//    (Horvitz-Thompson: unbiased where which switch gets a stack does not
+//    depend on the intervals' lengths) while the threads' times stay exact.
+//    Intervals no stack comes after (a thread's last, or all of a thread
+//    whose stacks were never written: kernel samples refused) are charged
+//    to "[unknown]".
 // 2. off_cpu_from_stacks() turns the two symbolized Stacks (symbolize_counts)
 //    into the OffCpu model: the scheduler's own frames stripped from each
 //    stack's leaf end and the wakeup's own frames from the waker's, an
-//    outermost "[blocked]" / "[run queue]" frame, and samples in ticks of
-//    the recording's sampling period.
+//    outermost "[blocked]" / "[run queue]" frame, each process's stacks
+//    scaled to sum to its threads' blocked and run-queue times (the same
+//    where every switch had its stack; a ratio estimate where they were
+//    sampled), and samples in ticks of the recording's sampling period.
 // A thread first seen leaving a CPU was on one since the first record of the
 // recorded tasks (wakeups, seen system-wide, do not count); one
 // first seen coming on, from then; a forked one waits on the run queue from
@@ -87,10 +92,11 @@ class OffCpuBuilder : public RecordSink {
     Sample stack;
     bool has_waker = false;  // `waker`: the current blocked interval's wakeup, with its chain
     Sample waker;
-    // The period of the thread's last stack sample (0: none yet), and the
-    // ns of intervals since then that had none: sampled away when the next
-    // (or last) stack's period is over 1, else missing ("[unknown]").
-    uint64_t stack_period = 0;
+    // How many switches `stack` stands for (its own and those since the
+    // thread's last stack), the switches out since that had none, and their
+    // intervals' ns: left to the next stack, or "[unknown]" when none comes.
+    uint64_t weight = 1;
+    uint64_t unstacked_switches = 0;
     uint64_t unstacked_blocked = 0, unstacked_runq = 0;
   };
   bool followed(uint32_t pid, uint32_t tid) const;
@@ -101,7 +107,7 @@ class OffCpuBuilder : public RecordSink {
   void charge(Thread& th, uint64_t end);
   void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
            const Sample* waker = nullptr);
-  void settle_unstacked(Thread& th, uint64_t period, uint64_t time);
+  void settle_unstacked(Thread& th, bool represented, uint64_t time);
 
   uint32_t leave_out_ = 0;
   bool switches_seen_ = false;

@@ -283,10 +283,12 @@ TEST(OffCpuModel, TheWaitAfterAWakeupNamesTheWaker) {
   EXPECT_FALSE(is_wakeup_frame("hrtimer_wakeup")) << "a timer woke it: worth keeping";
 }
 
-// record --off-cpu-freq: a stack sample of period N stands for N switches,
-// so its interval counts N times, and the intervals of the switches it
-// stands for, which have no stack, are left to it; where stacks come at
-// every switch (period 1), an interval without one is "[unknown]". The
+// record --off-cpu-freq: a stack stands for its thread's switches since its
+// last stack (its own included), counted from the switch records (the
+// kernel's period says what it meant to skip, not what it skipped: it
+// restarts the count when it lowers the period), so its interval counts
+// that many times and the intervals without a stack are left to it; a
+// thread that never had a stack has its time under "[unknown]". The
 // threads' times stay exact; the stacks are the estimate.
 TEST(OffCpuModel, SampledStacksStandForTheSwitchesTheyCount) {
   const KernelSymbols kernel = KernelSymbols::parse(
@@ -316,21 +318,30 @@ TEST(OffCpuModel, SampledStacksStandForTheSwitchesTheyCount) {
   builder.on_sample(sampled(a, 1700, kPipeRead, 3));  // ... stood for by this one
   builder.on_switch(out(a, 1700));                    // 100 in pipe_read, counted 3 times
   builder.on_switch(in(a, 1800));
-  builder.on_switch(out(a, 1900));  // 50 left to the period-3 stack: not "[unknown]"
+  builder.on_switch(out(a, 1900));  // 50 with no stack after it: "[unknown]"
   builder.on_switch(in(a, 1950));
-  // b: a stack at every switch, one missing.
+  // b: the kernel says period 1 after a switch without a stack: it stands
+  // for two.
   builder.on_switch(in(b, 1050));
-  builder.on_switch(out(b, 1100));  // 100 without a stack: "[unknown]"
+  builder.on_switch(out(b, 1100));  // 100 without a stack, left to the next
   builder.on_switch(in(b, 1200));
   builder.on_sample(sampled(b, 1300, kPipeRead, 1));
-  builder.on_switch(out(b, 1300));  // 60 in pipe_read
+  builder.on_switch(out(b, 1300));  // 60 in pipe_read, counted twice
   builder.on_switch(in(b, 1360));
+  // c: no stack ever (kernel samples refused): its time is "[unknown]".
+  const uint32_t c3 = kPid + 2;
+  builder.on_fork(Fork{1000, kPid, kPid, c3, a});
+  builder.on_switch(in(c3, 1000));
+  builder.on_switch(out(c3, 1100));  // 70 blocked
+  builder.on_switch(in(c3, 1170));
   builder.on_exit(Fork{2000, kPid, kPid, a, a});
   builder.on_exit(Fork{2000, kPid, kPid, b, b});
+  builder.on_exit(Fork{2000, kPid, kPid, c3, c3});
   OffCpuCounts c = std::move(builder).finish();
   EXPECT_EQ(thread(c, a).blocked_ns, 450u) << "every interval, sampled or not";
   EXPECT_EQ(thread(c, b).blocked_ns, 160u);
-  EXPECT_EQ(c.blocked.samples, 4u) << "a's two stacks, b's and its [unknown]";
+  EXPECT_EQ(thread(c, c3).blocked_ns, 70u);
+  EXPECT_EQ(c.blocked.samples, 5u) << "a's two stacks, b's, and a's and c's [unknown]";
   EXPECT_EQ(c.stack_samples, 3u);
 
   NullUserResolver user;
@@ -344,18 +355,24 @@ TEST(OffCpuModel, SampledStacksStandForTheSwitchesTheyCount) {
   }
   using V = std::vector<std::string>;
   EXPECT_EQ(counted[(V{"do_nanosleep"})], 100u);
-  EXPECT_EQ(counted[(V{"pipe_read"})], 300u + 60) << "a's interval 3 times, b's once";
-  EXPECT_EQ(counted[(V{"[unknown]"})], 100u) << "b's stackless interval";
+  EXPECT_EQ(counted[(V{"pipe_read"})], 300u + 120) << "a's interval 3 times, b's twice";
+  EXPECT_EQ(counted[(V{"[unknown]"})], 70u + 50) << "c's, which never had a stack, and a's last";
   EXPECT_EQ(counted.size(), 3u);
 
-  // 560 ns counted for 610 blocked: the threads keep the exact time.
+  // 640 ns counted for 680 blocked: the process's stacks are scaled by
+  // 680/640 to sum to its threads' exact time (a ratio estimate), each in
+  // proportion.
   const OffCpu o = off_cpu_from_stacks(blocked, runq, std::move(c), 1, true);
   uint64_t blocked_sum = 0;
   for (const Stack& st : o.stacks.stacks) {
-    if (o.stacks.frames[st.frames.back()].function == kBlockedFrame) blocked_sum += st.period;
+    if (o.stacks.frames[st.frames.back()].function != kBlockedFrame) continue;
+    blocked_sum += st.period;
+    if (o.stacks.frames[st.frames[0]].function == "do_nanosleep") {
+      EXPECT_EQ(st.period, 106u) << "100 of 640, of 680";
+    }
   }
-  EXPECT_EQ(blocked_sum, 560u);
-  EXPECT_EQ(o.blocked_ns(), 610u);
+  EXPECT_NEAR(static_cast<double>(blocked_sum), 680.0, 1.0);
+  EXPECT_EQ(o.blocked_ns(), 680u);
 }
 
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {

@@ -249,9 +249,11 @@ TEST(OffCpuE2E, WithoutCallGraphsTheStacksAreTheKernels) {
 
 // --off-cpu-freq in a switch storm (tests/programs/prog_pingpong.cpp, ~100k
 // switches a second a thread): a stack at a few hundred of the switches
-// only, each weighed by the switches it stands for, so the stacks' total
-// estimates the threads' exact off-CPU time (within 5% in runs here; 25%
-// allowed), while the times themselves still come from every switch.
+// only, each weighed by the switches it stands for and scaled to the
+// threads' exact off-CPU time, which still comes from every switch. The
+// stacks' total is then that time but for stacks under half a tick (5%
+// allowed). Unscaled it came within 5% on a quiet machine and to half of
+// it with two CPU hogs beside the storm.
 TEST(OffCpuE2E, SampledStacksInAStormStandForTheSwitchesTheyCount) {
   KPROF_REQUIRE_SAMPLING();
   TempDir dir;
@@ -277,7 +279,7 @@ TEST(OffCpuE2E, SampledStacksInAStormStandForTheSwitchesTheyCount) {
   }
   EXPECT_TRUE(piped) << "the threads block reading the pipe";
   const double off = static_cast<double>(o.blocked_ns() + o.runq_ns());
-  EXPECT_NEAR(static_cast<double>(stacks_ns), off, 0.25 * off);
+  EXPECT_NEAR(static_cast<double>(stacks_ns), off, 0.05 * off);
   for (const OffCpuThread& t : o.threads) {
     EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
   }
