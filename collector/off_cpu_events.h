@@ -10,8 +10,9 @@
 //   --switch-events` records. The times come from the switch records, every
 //   one; the stacks, at every switch by default, or (OffCpuOptions::
 //   stack_freq) in the kernel's frequency mode, so that a thread switching
-//   faster than that gives a stack every Nth switch, the sample's period
-//   saying N (core/off_cpu_builder.h weighs its interval by it);
+//   faster than that gives a stack every Nth switch or so
+//   (core/off_cpu_builder.h weighs its interval by the switches since the
+//   thread's last stack);
 // - per CPU, system-wide (root or CAP_PERFMON), the sched:sched_wakeup
 //   tracepoint with its raw fields (the woken task's pid), so that a blocked
 //   thread's wait after its wakeup counts as run-queue delay, not blocked;

@@ -9,7 +9,8 @@
 //    stack: the wait that follows is charged to the woken thread's stack,
 //    then a kStackJoint frame "[woken by]", then the waker's), the switch
 //    in ends the interval. Each interval is counted as one sample of its
-//    stack, of period = its ns times the stack sample's period, in one
+//    stack, of period = its ns times the switches the stack stands for (1
+//    where every switch has its stack), in one
 //    AddressAggregator for blocked time and one for run-queue time, which
 //    replay the side-band records as the CPU samples' aggregator does, so
 //    user frames are named from the mappings of their time. Where the
