@@ -39,19 +39,9 @@ OffCpuBuilder::Thread* OffCpuBuilder::follow(uint32_t pid, uint32_t tid, uint64_
   return &th;
 }
 
-void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
-                        const Sample* waker) {
+void OffCpuBuilder::add(AddressAggregator& agg, const Thread& th, Sample& s, uint64_t ns,
+                        uint64_t time, const Sample* waker) {
   if (ns == 0) return;
-  // The interval is counted as a sample of its stack: the thread's own
-  // stack sample, made one in place (no copy per interval), standing for
-  // as many switches as its period; or none known.
-  Sample& s = th.has_stack ? th.stack : scratch_;
-  if (th.has_stack) {
-    ns *= std::max<uint64_t>(1, th.weight);
-  } else {
-    s = Sample{};
-    s.mode = Mode::Kernel;  // "[unknown]"
-  }
   const size_t own = s.callchain.size();
   const bool kernel_frames_known = s.kernel_frames_known;
   if (waker != nullptr) {
@@ -71,38 +61,43 @@ void OffCpuBuilder::add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_
   s.kernel_frames_known = kernel_frames_known;
 }
 
+Sample& OffCpuBuilder::unknown() {
+  scratch_ = Sample{};
+  scratch_.mode = Mode::Kernel;  // "[unknown]"
+  return scratch_;
+}
+
 void OffCpuBuilder::settle_unstacked(Thread& th, bool represented, uint64_t time) {
   if (!represented) {
-    const bool has_stack = th.has_stack;
-    th.has_stack = false;
-    add(blocked_, th, th.unstacked_blocked, time);
-    add(runq_, th, th.unstacked_runq, time);
-    th.has_stack = has_stack;
+    add(blocked_, th, unknown(), th.unstacked_blocked, time);
+    add(runq_, th, unknown(), th.unstacked_runq, time);
   }
   th.unstacked_blocked = th.unstacked_runq = 0;
 }
 
 void OffCpuBuilder::charge(Thread& th, uint64_t end) {
   if (end < th.since) end = th.since;
-  if (th.preempted) {
-    th.t.runq_ns += end - th.since;
-    if (th.has_stack) {
-      add(runq_, th, end - th.since, end);
-    } else {
-      th.unstacked_runq += end - th.since;
-    }
-  } else {
+  // Preempted: all of it waiting to run. Blocked: until the wakeup, then
+  // waiting to run (after the waker, where its stack is known).
+  uint64_t blocked = 0, runq = end - th.since;
+  const Sample* waker = nullptr;
+  if (!th.preempted) {
     const uint64_t woken =
         th.woken >= th.since && th.woken != 0 && th.woken <= end ? th.woken : end;
-    th.t.blocked_ns += woken - th.since;
-    th.t.runq_ns += end - woken;
-    if (th.has_stack) {
-      add(blocked_, th, woken - th.since, end);
-      add(runq_, th, end - woken, end, th.has_waker && woken < end ? &th.waker : nullptr);
-    } else {
-      th.unstacked_blocked += woken - th.since;
-      th.unstacked_runq += end - woken;
-    }
+    blocked = woken - th.since;
+    runq = end - woken;
+    if (th.has_waker && woken < end) waker = &th.waker;
+  }
+  th.t.blocked_ns += blocked;
+  th.t.runq_ns += runq;
+  if (th.has_stack) {
+    // The thread's own stack sample, made one in place (no copy per
+    // interval), standing for `weight` switches.
+    add(blocked_, th, th.stack, blocked * th.weight, end);
+    add(runq_, th, th.stack, runq * th.weight, end, waker);
+  } else {
+    th.unstacked_blocked += blocked;
+    th.unstacked_runq += runq;
   }
   th.since = end;
   th.has_stack = false;
@@ -168,7 +163,7 @@ void OffCpuBuilder::on_sample(const Sample& s) {
         if (th->on || !th->has_stack) {
           // It stands for its thread's switches since its last stack (this
           // one's own among them): the intervals without one are left to it.
-          th->weight = th->unstacked_switches + (th->on ? 1 : 0);
+          th->weight = std::max<uint64_t>(1, th->unstacked_switches + (th->on ? 1 : 0));
           th->unstacked_switches = 0;
           settle_unstacked(*th, true, s.time);
           th->stack = s;

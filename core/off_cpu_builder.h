@@ -106,8 +106,11 @@ class OffCpuBuilder : public RecordSink {
   void go_off(Thread& th, uint64_t time, bool preempted);
   void go_on(Thread& th, uint64_t time);
   void charge(Thread& th, uint64_t end);
-  void add(AddressAggregator& agg, Thread& th, uint64_t ns, uint64_t time,
+  // Counts `ns` of the thread's as a sample of stack `s` (with the waker's
+  // chain after a joint, where given; `s` is left as it was).
+  void add(AddressAggregator& agg, const Thread& th, Sample& s, uint64_t ns, uint64_t time,
            const Sample* waker = nullptr);
+  Sample& unknown();  // scratch_, made the "[unknown]" stack
   void settle_unstacked(Thread& th, bool represented, uint64_t time);
 
   uint32_t leave_out_ = 0;
@@ -118,7 +121,7 @@ class OffCpuBuilder : public RecordSink {
   ThreadMap<Thread> threads_;
   std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
   AddressAggregator blocked_{true}, runq_{true};
-  Sample scratch_;  // what add() counts for an interval whose stack is not known
+  Sample scratch_;  // unknown()'s
 };
 
 // The recording's sampling period in ns, the unit off-CPU stacks are counted
