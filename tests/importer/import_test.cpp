@@ -3,8 +3,6 @@
 // get sampling statistics, shares only get no verdict.
 #include "importer/import.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -16,6 +14,7 @@
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "tests/core/test_util.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/text_files.h"
 
@@ -145,21 +144,16 @@ TEST(LoadAny, NamesAFileOfNoKnownFormat) {
   EXPECT_THROW(load_any(path, {}), Error);
   EXPECT_THROW(load_any(dir + "/kprof_no_such_file", {}), Error);
   EXPECT_EQ(file_format(dir + "/kprof_no_such_file"), InputFormat::Unknown);
+  std::filesystem::remove(path);
 }
 
 // ------------------------------------------------------------------ the CLI
 
 namespace cli {
 
-// A directory of this test's own: run_cli writes stdout and stderr there, and
-// ctest runs tests side by side.
-std::string own_dir() {
-  const std::string dir = ::testing::TempDir() + "/kprof_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
-                          std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A directory of this test's own, removed when the test ends: run_cli
+// writes stdout and stderr there, and ctest runs tests side by side.
+using kprof::testing::TempDir;
 
 std::string data(const std::string& name) {
   return std::string(KPROF_SOURCE_DIR) + "/tests/importer/data/" + name;
@@ -168,12 +162,12 @@ std::string data(const std::string& name) {
 // Seed 001's two kernels, split into two shares-only opreport listings:
 // `kprof diff` labels them by file name, gives Δ, and no verdict.
 TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
-  const std::string dir = own_dir();
+  const TempDir dir;
   const test::CliRun d =
       test::run_cli(KPROF_BINARY,
                     "diff " + test::shell_quote(data("listing_seed001_base.txt")) + " " +
                         test::shell_quote(data("listing_seed001_new.txt")),
-                    dir);
+                    dir.path().string());
   ASSERT_EQ(d.status, 0) << d.err;
   EXPECT_NE(d.out.find("listing_seed001_base.txt"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("no counts: no noise verdict"), std::string::npos) << d.out;
@@ -185,8 +179,10 @@ TEST(ListingCli, DiffOfTheSeedHalvesHasDeltasAndNoVerdict) {
 // perf report -n lists counts: the report shows them and its header says
 // what the listing is.
 TEST(ListingCli, ReportOfAPerfListingWithCounts) {
+  const TempDir dir;
   const test::CliRun r = test::run_cli(
-      KPROF_BINARY, "report " + test::shell_quote(data("listing_perf_no_children.txt")), own_dir());
+      KPROF_BINARY, "report " + test::shell_quote(data("listing_perf_no_children.txt")),
+      dir.path().string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("a perf report listing: sample counts as listed"), std::string::npos)
       << r.out;
