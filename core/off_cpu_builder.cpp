@@ -259,15 +259,11 @@ void OffCpuBuilder::on_lost(const Lost& l) {
 }
 
 OffCpuCounts OffCpuBuilder::finish() && {
-  // Built in place: the counts are moved in, never assigned.
-  OffCpuCounts out{.blocked = std::move(blocked_).take_counts(),
-                   .runq = std::move(runq_).take_counts(),
-                   .switches = switches_,
-                   .wakeups = wakeups_,
-                   .lost = lost_,
-                   .stack_samples = stacks_sampled_ ? stack_samples_ : 0};
+  std::vector<OffCpuThread> threads;
   for (auto& [tid, th] : threads_) {
     if (!th.exited) {
+      // Charged before the counts are taken: the wait the recording ends
+      // in is its stack's too.
       const uint64_t end = std::max(last_, th.since);
       if (th.on) {
         th.t.on_ns += end - th.since;
@@ -279,12 +275,19 @@ OffCpuCounts OffCpuBuilder::finish() && {
     }
     // The identity holds by construction; a thread that began before its
     // start was known (exit before anything else) ends where it began.
-    out.threads.push_back(th.t);
+    threads.push_back(th.t);
   }
-  std::sort(out.threads.begin(), out.threads.end(), [](const auto& a, const auto& b) {
+  std::sort(threads.begin(), threads.end(), [](const auto& a, const auto& b) {
     return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
   });
-  return out;
+  // Built in place: the counts are moved in, never assigned.
+  return OffCpuCounts{.blocked = std::move(blocked_).take_counts(),
+                      .runq = std::move(runq_).take_counts(),
+                      .threads = std::move(threads),
+                      .switches = switches_,
+                      .wakeups = wakeups_,
+                      .lost = lost_,
+                      .stack_samples = stacks_sampled_ ? stack_samples_ : 0};
 }
 
 uint64_t off_cpu_tick_ns(const EventInfo& event) {

@@ -375,6 +375,37 @@ TEST(OffCpuModel, SampledStacksStandForTheSwitchesTheyCount) {
   EXPECT_EQ(o.blocked_ns(), 680u);
 }
 
+// A thread asleep when the recording ends: that wait is charged to the
+// stack it fell asleep in, not left out of the stacks (the process's other
+// stacks were then scaled up to cover it: its 900 ns went to pipe_read).
+TEST(OffCpuModel, TheWaitTheRecordingEndsInIsItsStacks) {
+  const KernelSymbols kernel = KernelSymbols::parse(
+      "ffffffff81000100 T pipe_read\n"
+      "ffffffff81000200 T do_nanosleep\n"
+      "ffffffff81000300 T etext\n",
+      "");
+  const uint32_t a = kPid, b = kPid + 1;
+  OffCpuBuilder builder;
+  builder.on_comm(Comm{1000, kPid, a, true, "prog"});
+  builder.on_fork(Fork{1000, kPid, kPid, b, a});
+  builder.on_switch(in(b, 1000));
+  builder.on_sample(stack_at(a, 1100, 0xffffffff81000210));
+  builder.on_switch(out(a, 1100));  // asleep from here to the end: 900
+  builder.on_sample(stack_at(b, 1100, 0xffffffff81000110));
+  builder.on_switch(out(b, 1100));  // 100 in pipe_read
+  builder.on_switch(in(b, 1200));
+  builder.on_sample(Sample{.time = 2000, .pid = kPid, .tid = b, .period = 1});
+  OffCpuCounts c = std::move(builder).finish();
+  EXPECT_EQ(thread(c, a).blocked_ns, 900u);
+  NullUserResolver user;
+  const Stacks blocked = *symbolize_counts(c.blocked, kernel, user).stacks;
+  const OffCpu o = off_cpu_from_stacks(blocked, Stacks{}, std::move(c), 1, true);
+  std::map<std::string, uint64_t> ns;
+  for (const Stack& st : o.stacks.stacks) ns[o.stacks.frames[st.frames[0]].function] += st.period;
+  EXPECT_EQ(ns["do_nanosleep"], 900u);
+  EXPECT_EQ(ns["pipe_read"], 100u);
+}
+
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {
   EventInfo clock{.name = "cpu-clock", .type = 1, .config = 0, .use_freq = true, .rate = 499};
   EXPECT_EQ(off_cpu_tick_ns(clock), 1'000'000'000u / 499);
