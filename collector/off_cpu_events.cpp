@@ -154,6 +154,13 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
                                     ? 0
                                     : 1;
   wk.sample_type |= PERF_SAMPLE_RAW;
+  if (stack_freq != 0) {
+    // Sampled as the stacks are: in a storm the wakeups cost its round
+    // trips a tenth, and the waits whose wakeup came tell how the others
+    // split between blocked and the run queue (core/off_cpu_builder.h).
+    wk.freq = 1;
+    wk.sample_freq = stack_freq;
+  }
   err = open_each(wk, {-1}, cpus, SampleKind::Wakeup, out);
   if (err != 0) {
     notices->push_back(std::string("off-CPU: cannot open sched:sched_wakeup (") +
@@ -165,6 +172,9 @@ OffCpuEvents open_off_cpu_events(const perf_event_attr& base, const std::vector<
   out.source += wk.exclude_callchain_kernel == 0
                     ? " and wakeups with the waker's kernel stack (sched:sched_wakeup)"
                     : " and wakeups (sched:sched_wakeup)";
+  if (stack_freq != 0) {
+    out.source += ", at up to " + std::to_string(stack_freq) + " a second per CPU";
+  }
   return out;
 }
 

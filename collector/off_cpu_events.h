@@ -17,7 +17,9 @@
 //   tracepoint with its raw fields (the woken task's pid), so that a blocked
 //   thread's wait after its wakeup counts as run-queue delay, not blocked;
 //   with OffCpuOptions::waker_stacks also its kernel call chain (the waker's: who woke
-//   the thread, and how).
+//   the thread, and how); with stack_freq, in the frequency mode too (about
+//   that many a second per CPU): the waits whose wakeup came then estimate
+//   how the others split (core/off_cpu_builder.h).
 // Neither needs tracefs but the wakeups' tracepoint id. Where the switch
 // events cannot open, one notice and the recording goes on on-CPU only;
 // where the wakeups cannot, one notice and blocked time includes the wait
@@ -52,7 +54,8 @@ std::optional<WakeupTracepoint> find_wakeup_tracepoint(std::string* why);
 // user stack at every switch is the dearer half, bench/off_cpu.sh), and with
 // `waker_stacks` (--wakers) each wakeup's kernel call chain.
 // `stack_freq` > 0: a stack at about this many switches a second per thread
-// (capped at kernel.perf_event_max_sample_rate); 0: at every switch.
+// and a wakeup at about as many a second per CPU (capped at
+// kernel.perf_event_max_sample_rate); 0: at every switch and wakeup.
 // Unwinding at every switch is most of what recording off-CPU time costs a
 // thread that switches 100k times a second (bench/off_cpu_chains.sh). The
 // kernel's frequency mode raises the period on any burst of switches (two

@@ -51,6 +51,7 @@ std::vector<uint8_t> encode_off_cpu(const OffCpu& o) {
   f.str(o.source);
   f.u8(o.sampled_is_ns ? 1 : 0);
   f.varint(o.stack_samples);
+  f.u8(o.wakeups_sampled ? 1 : 0);
   return f.take();
 }
 
@@ -90,6 +91,7 @@ OffCpu decode_off_cpu(std::span<const uint8_t> data) {
   if (f.next()) o.source = std::string(f.r.str());
   if (f.next()) o.sampled_is_ns = f.r.u8() != 0;
   if (f.next()) o.stack_samples = f.r.varint();
+  if (f.next()) o.wakeups_sampled = f.r.u8() != 0;
   return o;
 }
 

@@ -61,6 +61,11 @@ struct OffCpu {
   // switch had its stack, and in files from before it was kept.
   uint64_t stack_samples = 0;
   bool stacks_sampled() const { return stack_samples != 0; }
+  // Where the wakeups were sampled too (record --off-cpu-freq): the split
+  // of a blocked wait into blocked and run queue is then an estimate, from
+  // the waits whose wakeup was sampled; each thread's off-CPU total stays
+  // exact. false in files from before it was kept.
+  bool wakeups_sampled = false;
   // Records the kernel could not write (ring full) while off-CPU was
   // recorded: some intervals are then missing or merged.
   uint64_t lost = 0;

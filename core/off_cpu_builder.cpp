@@ -75,18 +75,37 @@ void OffCpuBuilder::settle_unstacked(Thread& th, bool represented, uint64_t time
   th.unstacked_blocked = th.unstacked_runq = 0;
 }
 
-void OffCpuBuilder::charge(Thread& th, uint64_t end) {
+namespace {
+// part * num / den, rounded (den > 0), without overflowing 64 bits.
+uint64_t share_of(uint64_t part, uint64_t num, uint64_t den) {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(part) * static_cast<double>(num) /
+                                            static_cast<double>(den)));
+}
+}  // namespace
+
+void OffCpuBuilder::charge(Thread& th, uint64_t end, bool open) {
   if (end < th.since) end = th.since;
   // Preempted: all of it waiting to run. Blocked: until the wakeup, then
   // waiting to run (after the waker, where its stack is known).
   uint64_t blocked = 0, runq = end - th.since;
   const Sample* waker = nullptr;
   if (!th.preempted) {
-    const uint64_t woken =
-        th.woken >= th.since && th.woken != 0 && th.woken <= end ? th.woken : end;
+    const bool woken_here = th.woken >= th.since && th.woken != 0 && th.woken <= end;
+    const uint64_t woken = woken_here ? th.woken : end;
     blocked = woken - th.since;
     runq = end - woken;
     if (th.has_waker && woken < end) waker = &th.waker;
+    if (woken_here) {
+      th.woken_blocked += blocked;
+      th.woken_runq += runq;
+    } else if (!open) {
+      th.unwoken += blocked;
+      if (wakeups_sampled_ && th.woken_blocked + th.woken_runq != 0) {
+        runq = share_of(blocked, th.woken_runq, th.woken_blocked + th.woken_runq);
+        blocked -= runq;
+        th.unwoken_runq += runq;
+      }
+    }
   }
   th.t.blocked_ns += blocked;
   th.t.runq_ns += runq;
@@ -103,6 +122,17 @@ void OffCpuBuilder::charge(Thread& th, uint64_t end) {
   th.has_stack = false;
   th.has_waker = false;
   th.woken = 0;
+}
+
+void OffCpuBuilder::settle_unwoken(Thread& th) {
+  const uint64_t woken = th.woken_blocked + th.woken_runq;
+  if (woken == 0 || th.unwoken == 0) return;
+  const uint64_t runq = share_of(th.unwoken, th.woken_runq, woken);
+  // Moves the difference from blocked to the run queue (or back): both stay
+  // >= 0, as blocked_ns holds unwoken - unwoken_runq and runq <= unwoken.
+  th.t.blocked_ns = th.t.blocked_ns + th.unwoken_runq - runq;
+  th.t.runq_ns = th.t.runq_ns - th.unwoken_runq + runq;
+  th.unwoken_runq = runq;
 }
 
 void OffCpuBuilder::go_off(Thread& th, uint64_t time, bool preempted) {
@@ -144,6 +174,7 @@ void OffCpuBuilder::on_sample(const Sample& s) {
   // on-CPU time from the first record), only its end.
   if (s.kind == SampleKind::Wakeup) {
     last_ = std::max(last_, s.time);
+    wakeups_sampled_ |= s.period > 1;
   } else {
     seen(s.time);
   }
@@ -268,11 +299,12 @@ OffCpuCounts OffCpuBuilder::finish() && {
       if (th.on) {
         th.t.on_ns += end - th.since;
       } else {
-        charge(th, end);
+        charge(th, end, true);
       }
       settle_unstacked(th, false, end);
       th.t.end_ns = std::max(end, th.t.start_ns);
     }
+    if (wakeups_sampled_) settle_unwoken(th);
     // The identity holds by construction; a thread that began before its
     // start was known (exit before anything else) ends where it began.
     threads.push_back(th.t);
@@ -287,7 +319,8 @@ OffCpuCounts OffCpuBuilder::finish() && {
                       .switches = switches_,
                       .wakeups = wakeups_,
                       .lost = lost_,
-                      .stack_samples = stacks_sampled_ ? stack_samples_ : 0};
+                      .stack_samples = stacks_sampled_ ? stack_samples_ : 0,
+                      .wakeups_sampled = wakeups_sampled_};
 }
 
 uint64_t off_cpu_tick_ns(const EventInfo& event) {
@@ -469,6 +502,7 @@ OffCpu off_cpu_from_stacks(const Stacks& blocked, const Stacks& runq, OffCpuCoun
   out.wakeups = counts.wakeups;
   out.lost = counts.lost;
   out.stack_samples = counts.stack_samples;
+  out.wakeups_sampled = counts.wakeups_sampled;
   out.sampled_is_ns = sampled_is_ns;
   return out;
 }

@@ -24,7 +24,13 @@
 //    depend on the intervals' lengths) while the threads' times stay exact.
 //    Intervals no stack comes after (a thread's last, or all of a thread
 //    whose stacks were never written: kernel samples refused) are charged
-//    to "[unknown]".
+//    to "[unknown]". Where the wakeups were sampled too (a Wakeup sample of
+//    period > 1), a blocked interval whose wakeup was not is split as the
+//    thread's with theirs so far, and when all are in, its blocked and
+//    run-queue times are set to split those intervals as the ones with a
+//    wakeup split theirs, in all (a ratio estimate; the off-CPU total
+//    stays exact). A thread still blocked when the recording ends was not
+//    woken: that interval stays blocked.
 // 2. off_cpu_from_stacks() turns the two symbolized Stacks (symbolize_counts)
 //    into the OffCpu model: the scheduler's own frames stripped from each
 //    stack's leaf end and the wakeup's own frames from the waker's, an
@@ -59,6 +65,7 @@ struct OffCpuCounts {
   // SwitchOut samples of followed threads, where one stood for more than
   // one switch (OffCpu::stack_samples); else 0.
   uint64_t stack_samples = 0;
+  bool wakeups_sampled = false;  // OffCpu::wakeups_sampled
 };
 
 class OffCpuBuilder : public RecordSink {
@@ -99,13 +106,23 @@ class OffCpuBuilder : public RecordSink {
     uint64_t weight = 1;
     uint64_t unstacked_switches = 0;
     uint64_t unstacked_blocked = 0, unstacked_runq = 0;
+    // Its blocked intervals' ns: of those whose wakeup came, until it and
+    // after it; of those without one (a wakeup not sampled), in all and
+    // the part charged to the run queue as the split so far says.
+    uint64_t woken_blocked = 0, woken_runq = 0;
+    uint64_t unwoken = 0, unwoken_runq = 0;
   };
   bool followed(uint32_t pid, uint32_t tid) const;
   Thread* follow(uint32_t pid, uint32_t tid, uint64_t time, bool on);
   void seen(uint64_t time);
   void go_off(Thread& th, uint64_t time, bool preempted);
   void go_on(Thread& th, uint64_t time);
-  void charge(Thread& th, uint64_t end);
+  // Ends the current off interval at `end`; `open` when the recording
+  // ends with it (a thread blocked then was not woken, sampled or not).
+  void charge(Thread& th, uint64_t end, bool open = false);
+  // Where wakeups were sampled: the thread's waits without their wakeup
+  // split as those with theirs (a ratio estimate).
+  static void settle_unwoken(Thread& th);
   // Counts `ns` of the thread's as a sample of stack `s` (with the waker's
   // chain after a joint, where given; `s` is left as it was).
   void add(AddressAggregator& agg, const Thread& th, Sample& s, uint64_t ns, uint64_t time,
@@ -117,7 +134,8 @@ class OffCpuBuilder : public RecordSink {
   bool switches_seen_ = false;
   uint64_t first_ = 0, last_ = 0;
   uint64_t switches_ = 0, wakeups_ = 0, lost_ = 0, stack_samples_ = 0;
-  bool stacks_sampled_ = false;  // a SwitchOut sample of period > 1 was seen
+  bool stacks_sampled_ = false;   // a SwitchOut sample of period > 1 was seen
+  bool wakeups_sampled_ = false;  // a Wakeup sample of period > 1 was seen
   ThreadMap<Thread> threads_;
   std::unordered_map<uint32_t, std::string> comms_;  // by tid, as read from /proc at the start
   AddressAggregator blocked_{true}, runq_{true};

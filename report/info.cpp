@@ -185,6 +185,11 @@ void add_off_cpu(TextTable& t, const std::optional<OffCpu>& o) {
     t.add_row({"off-CPU stacks:", format_count(o->stack_samples) + " of the switches, sampled: " +
                                       "the stacks estimate where the time went"});
   }
+  if (o->wakeups_sampled) {
+    t.add_row({"off-CPU wakeups:", format_count(o->wakeups) +
+                                       " sampled: the blocked / run-queue split of the waits "
+                                       "without theirs is estimated from the waits with theirs"});
+  }
   t.add_row({"thread time:", off_cpu_identity(*o)});
   if (o->lost != 0) {
     t.add_row({"off-CPU lost:", format_count(o->lost) + " records lost: some intervals missing"});

@@ -67,6 +67,12 @@ void write_off_cpu_summary(std::ostream& out, const OffCpu& o, size_t top) {
         << " switches had theirs, each standing for its thread's switches since the last; the "
            "threads' times are exact, the table below an estimate)\n";
   }
+  if (o.wakeups_sampled) {
+    out << "(wakeups sampled, record --off-cpu-freq: " << o.wakeups
+        << " seen; a wait whose wakeup was not is split between blocked and run queue as the "
+           "thread's waits with theirs were: each thread's off-CPU time is exact, its split an "
+           "estimate)\n";
+  }
   if (o.source.find("wakeups") == std::string::npos) {
     out << "(no wakeups recorded: a blocked thread's wait for a CPU after its wakeup counts as "
            "blocked)\n";

@@ -406,6 +406,86 @@ TEST(OffCpuModel, TheWaitTheRecordingEndsInIsItsStacks) {
   EXPECT_EQ(ns["pipe_read"], 100u);
 }
 
+// record --off-cpu-freq samples the wakeups too: a blocked wait whose
+// wakeup was not sampled is split as the thread's waits with theirs (as
+// far as known when it ends, for its stack; in all at the end, for the
+// thread), a wait for a CPU after a preemption stays exact, and so does a
+// wait the recording ends in (no wakeup came). Where every wakeup is
+// recorded (period 1), a wait without one is blocked, as before.
+TEST(OffCpuModel, SampledWakeupsSplitTheWaitsWithoutOne) {
+  auto build = [](uint64_t wakeup_period) {
+    auto woken = [&](uint64_t t) {
+      Sample w = wakeup(kPid, t);
+      w.period = wakeup_period;
+      return w;
+    };
+    OffCpuBuilder b;
+    b.on_comm(Comm{1000, kPid, kPid, true, "prog"});
+    auto leave = [&](uint64_t t, bool preempted = false) {
+      b.on_sample(stack_at(kPid, t, 0xffffffff81000100));
+      b.on_switch(out(kPid, t, preempted));
+    };
+    leave(1100);
+    b.on_sample(woken(1160));  // 60 blocked, 40 on the run queue
+    b.on_switch(in(kPid, 1200));
+    leave(1300);  // 100 without its wakeup: 40% run queue so far
+    b.on_switch(in(kPid, 1400));
+    leave(1500, true);  // preempted: 50 on the run queue
+    b.on_switch(in(kPid, 1550));
+    leave(1600);
+    b.on_sample(woken(1620));  // 20 blocked, 80 on the run queue
+    b.on_switch(in(kPid, 1700));
+    leave(1800);  // 200 without: 60% so far
+    b.on_switch(in(kPid, 2000));
+    leave(2100);                   // still blocked at the end: 200 blocked
+    b.on_sample(wakeup(7, 2300));  // another task's: the last record
+    return std::move(b).finish();
+  };
+  OffCpuCounts c = build(3);
+  EXPECT_TRUE(c.wakeups_sampled);
+  const OffCpuThread& t = thread(c, kPid);
+  EXPECT_EQ(t.on_ns, 550u);
+  // With their wakeups: 80 blocked, 120 run queue (60%); without: 300, so
+  // 180 run queue. Blocked: 80 + 120 + the last 200.
+  EXPECT_EQ(t.blocked_ns, 400u);
+  EXPECT_EQ(t.runq_ns, 350u) << "120 + 180 + the preemption's 50";
+  EXPECT_EQ(t.on_ns + t.blocked_ns + t.runq_ns, t.wall_ns());
+  EXPECT_EQ(t.wall_ns(), 1300u);
+
+  // The stacks split each wait as known when it ended (40 of the first 100
+  // without a wakeup, 120 of the second 200), then are scaled to the
+  // thread's times.
+  const KernelSymbols kernel = KernelSymbols::parse(
+      "ffffffff81000000 T pipe_read\n"
+      "ffffffff81000300 T etext\n",
+      "");
+  NullUserResolver user;
+  const Stacks blocked = *symbolize_counts(c.blocked, kernel, user).stacks;
+  const Stacks runq = *symbolize_counts(c.runq, kernel, user).stacks;
+  auto period = [](const Stacks& st) {
+    uint64_t n = 0;
+    for (const Stack& x : st.stacks) n += x.period;
+    return n;
+  };
+  EXPECT_EQ(period(blocked), 60u + 60 + 20 + 80 + 200);
+  EXPECT_EQ(period(runq), 40u + 40 + 50 + 80 + 120);
+  const OffCpu o = off_cpu_from_stacks(blocked, runq, std::move(c), 1, true);
+  EXPECT_TRUE(o.wakeups_sampled);
+  uint64_t blocked_sum = 0, runq_sum = 0;
+  for (const Stack& st : o.stacks.stacks) {
+    const bool is_blocked = o.stacks.frames[st.frames.back()].function == kBlockedFrame;
+    (is_blocked ? blocked_sum : runq_sum) += st.period;
+  }
+  EXPECT_NEAR(static_cast<double>(blocked_sum), 400.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(runq_sum), 350.0, 1.0);
+
+  // Every wakeup recorded: a wait without one was not woken, so blocked.
+  c = build(1);
+  EXPECT_FALSE(c.wakeups_sampled);
+  EXPECT_EQ(thread(c, kPid).blocked_ns, 60u + 100 + 20 + 200 + 200);
+  EXPECT_EQ(thread(c, kPid).runq_ns, 40u + 50 + 80);
+}
+
 TEST(OffCpuModel, TickIsTheSamplingPeriod) {
   EventInfo clock{.name = "cpu-clock", .type = 1, .config = 0, .use_freq = true, .rate = 499};
   EXPECT_EQ(off_cpu_tick_ns(clock), 1'000'000'000u / 499);
@@ -427,6 +507,7 @@ OffCpu model() {
   counts.wakeups = 12;
   counts.lost = 2;
   counts.stack_samples = 33;
+  counts.wakeups_sampled = true;
   OffCpu o = off_cpu_from_stacks(named_stacks({{"schedule", "pipe_read"}}, 4'000'000), Stacks{},
                                  counts, 1'000'000, true);
   o.source = "context switches of the recorded tasks";

@@ -287,6 +287,16 @@ TEST(OffCpuE2E, SampledStacksInAStormStandForTheSwitchesTheyCount) {
       run({kprof_binary(), "report", "--off-cpu", "--no-pager", out}, dir.path(), 60);
   EXPECT_NE(report.out.find("stacks sampled, record --off-cpu-freq"), std::string::npos)
       << report.out;
+  // The wakeups are sampled too (where they could be recorded: root or
+  // CAP_PERFMON, and tracefs): the waits without theirs are split as the
+  // waits with theirs, so the run queue is not left at the preemptions.
+  if (o.source.find("wakeups") == std::string::npos) return;
+  EXPECT_NE(o.source.find("at up to 1000 a second per CPU"), std::string::npos) << o.source;
+  EXPECT_TRUE(o.wakeups_sampled);
+  EXPECT_LT(o.wakeups * 10, o.switches) << "a wakeup at most switches";
+  EXPECT_GT(o.runq_ns(), 0u);
+  EXPECT_NE(report.out.find("wakeups sampled, record --off-cpu-freq"), std::string::npos)
+      << report.out;
 }
 
 TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
