@@ -3,6 +3,7 @@
 // (naming the hit addresses, compacting the file).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -127,12 +128,14 @@ void add_options(CLI::App& app, Args& a) {
                "frames too), for kprof report/diff --off-cpu");
   app.add_option("--off-cpu-freq", a.rec.off_cpu_stack_freq,
                  "with --off-cpu, for switch storms: a thread's stack at about this many of its "
-                 "switches a second (the kernel's frequency mode), not at every switch; each "
-                 "stack then stands for the switches since the last, so the stacks become an "
-                 "estimate (a thread switching in bursts gets some of its stacks sampled too) "
-                 "while the times still come from every switch. A stack at every switch costs "
-                 "a thread switching 100k times a second 15-20 points of its speed "
-                 "(bench/off_cpu.sh). Default 0: every switch")
+                 "switches a second, and a wakeup at about as many a second per CPU (the "
+                 "kernel's frequency mode), not at every one; each stack then stands for the "
+                 "switches since the last, and a wait without its wakeup is split as the waits "
+                 "with theirs, so the stacks and the blocked / run-queue split become an "
+                 "estimate (a thread switching in bursts gets some sampled too) while the times "
+                 "on and off CPU still come from every switch. In a storm of 100k+ switches a "
+                 "second this cost 45% of its speed where every switch cost 71% "
+                 "(bench/off_cpu.sh). Default 0: every switch and wakeup")
       ->check(CLI::Range(0u, 1'000'000u));
   app.add_flag("--wakers", a.rec.off_cpu_wakers,
                "with --off-cpu -g: also the waking task's kernel stack at every wakeup; the "
@@ -277,13 +280,30 @@ void report_end(const Summary& s, const std::string& path, uint64_t bytes, uint6
   }
 }
 
-// The closing line of --off-cpu: switches, and the time on and off CPU.
-void report_off_cpu_end(const OffCpu& o) {
+// The closing line of --off-cpu: switches, and the time on and off CPU;
+// where a thread switched as in a storm with a stack at every switch, a
+// hint at --off-cpu-freq.
+void report_off_cpu_end(const OffCpu& o, bool sampled) {
   std::fprintf(stderr,
                "[ kprof record: off-CPU: %llu switches, %zu threads: on-CPU %.1f ms, blocked %.1f "
                "ms, run queue %.1f ms ]\n",
                static_cast<unsigned long long>(o.switches), o.threads.size(), o.on_ns() / 1e6,
                o.blocked_ns() / 1e6, o.runq_ns() / 1e6);
+  constexpr double kStormPerSecond = 10'000;
+  double most = 0;
+  for (const OffCpuThread& t : o.threads) {
+    if (t.wall_ns() >= 100'000'000) {  // 0.1 s at least: a rate, not a burst
+      most =
+          std::max(most, static_cast<double>(t.switches) * 1e9 / static_cast<double>(t.wall_ns()));
+    }
+  }
+  if (!sampled && most >= kStormPerSecond) {
+    std::fprintf(stderr,
+                 "kprof: a thread switched %.0f times a second: taking a stack at every switch "
+                 "slowed such a storm most (bench/off_cpu.sh); --off-cpu-freq 1000 samples the "
+                 "stacks and wakeups instead\n",
+                 most);
+  }
   if (o.lost != 0) {
     std::fprintf(stderr,
                  "kprof: %llu records were lost: some off-CPU intervals are missing (a larger "
@@ -384,7 +404,7 @@ int cmd_record(int argc, char** argv) {
                  static_cast<unsigned long long>(agg.counts().left_out));
   }
   report_end(summary, a.output, done.bytes, rec.damaged_records() + undecoded);
-  if (done.off_cpu) report_off_cpu_end(*done.off_cpu);
+  if (done.off_cpu) report_off_cpu_end(*done.off_cpu, a.rec.off_cpu_stack_freq != 0);
   return summary.exit.shell_code();
 }
 

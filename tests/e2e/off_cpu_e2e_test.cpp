@@ -299,6 +299,24 @@ TEST(OffCpuE2E, SampledStacksInAStormStandForTheSwitchesTheyCount) {
       << report.out;
 }
 
+// A stack at every switch in a storm: the closing lines say what it costs
+// and what to use instead; a quiet program gets no such hint.
+TEST(OffCpuE2E, AStormWithAStackAtEverySwitchIsToldOfOffCpuFreq) {
+  KPROF_REQUIRE_SAMPLING();
+  TempDir dir;
+  const RunResult storm = run({kprof_binary(), "record", "--off-cpu", "-o", dir.file("storm.kprof"),
+                               "--", program("kprof_prog_pingpong"), "0.3"},
+                              dir.path(), 60);
+  ASSERT_EQ(storm.exit_code, 0) << storm.describe();
+  EXPECT_NE(storm.err.find("--off-cpu-freq 1000 samples the stacks and wakeups"), std::string::npos)
+      << storm.err;
+  const RunResult quiet = run({kprof_binary(), "record", "--off-cpu", "-o", dir.file("q.kprof"),
+                               "--", program("kprof_prog_offcpu"), "0.3"},
+                              dir.path(), 60);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.describe();
+  EXPECT_EQ(quiet.err.find("--off-cpu-freq"), std::string::npos) << quiet.err;
+}
+
 TEST(OffCpuE2E, DiffComparesOffCpuTimeWithVerdicts) {
   KPROF_REQUIRE_SAMPLING();
   TempDir dir;
