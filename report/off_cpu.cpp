@@ -65,7 +65,7 @@ void write_off_cpu_summary(std::ostream& out, const OffCpu& o, size_t top) {
   if (o.stacks_sampled()) {
     out << "(stacks sampled, record --off-cpu-freq: " << o.stack_samples << " of " << o.switches
         << " switches had theirs, each standing for its thread's switches since the last; the "
-           "threads' times are exact, the table below an estimate)\n";
+           "threads' times on and off CPU are exact, the table below an estimate)\n";
   }
   if (o.wakeups_sampled) {
     out << "(wakeups sampled, record --off-cpu-freq: " << o.wakeups
