@@ -129,3 +129,26 @@ wait
 SPIN
   chmod +x "$file"
 }
+
+# Records a storm with `kprof record --off-cpu`, cut short by kill -9 after
+# SECONDS so the file keeps its spooled records (what kprof symbolize
+# finishes):  cut_storm KPROF OUT SECONDS [RECORD_ARGS...] -- STORM_CMD...
+# The storm must outlive SECONDS; after the cut it is killed by its first
+# word that is a path (past a taskset). Dies with the recorder's first line
+# of errors when no file was written.
+cut_storm() {
+  local kprof=$1 out=$2 secs=$3
+  shift 3
+  local args=()
+  while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+  shift
+  local storm=("$@") prog=$1 w
+  for w in "$@"; do [[ $w == */* ]] && { prog=$w; break; }; done
+  "$kprof" record --off-cpu "${args[@]}" -o "$out" -- "${storm[@]}" >/dev/null 2>"$out.err" &
+  local rec=$!
+  sleep "$secs"
+  kill -9 "$rec" 2>/dev/null || true
+  wait "$rec" 2>/dev/null || true
+  pkill -f "$prog" 2>/dev/null || true
+  [[ -s $out ]] || die "no recording ($(head -1 "$out.err"))"
+}

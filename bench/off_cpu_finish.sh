@@ -27,14 +27,8 @@ results_dir off-cpu-finish
 cc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pingpong" "$BENCH_DIR/pingpong.c"
 
 # Recorded by the new binary, cut at SECONDS - 0.5 s into a storm of SECONDS + 2.
-"$NEW" record --off-cpu $G -o "$W/cut.kprof" -- taskset -c 0 "$W/pingpong" "$((SECS + 2))" \
-  >/dev/null 2>"$W/record.err" &
-rec=$!
-sleep "$SECS"
-kill -9 "$rec" 2>/dev/null || true
-wait "$rec" 2>/dev/null || true
-pkill -f "$W/pingpong" 2>/dev/null || true
-[[ -s $W/cut.kprof ]] || die "no recording ($(head -1 "$W/record.err"))"
+# shellcheck disable=SC2086 # G is empty or -g
+cut_storm "$NEW" "$W/cut.kprof" "$SECS" $G -- taskset -c 0 "$W/pingpong" "$((SECS + 2))"
 
 one() {  # BINARY -> "cpu_s wall_s switches"
   cp "$W/cut.kprof" "$W/run.kprof"

@@ -33,14 +33,7 @@ PP=("$W/pingpong")
 {
   echo "# $RECS storm recordings cut at $SECS s ($( ((PIN)) && echo pinned to CPU 0 || echo unpinned)), $(date -Is)"
   for ((i = 1; i <= RECS; i++)); do
-    "$KPROF" record --off-cpu -o "$W/cut$i.kprof" -- "${PP[@]}" "$((SECS + 2))" \
-      >/dev/null 2>"$W/record.err" &
-    rec=$!
-    sleep "$SECS"
-    kill -9 "$rec" 2>/dev/null || true
-    wait "$rec" 2>/dev/null || true
-    pkill -f "$W/pingpong" 2>/dev/null || true
-    [[ -s $W/cut$i.kprof ]] || die "no recording ($(head -1 "$W/record.err"))"
+    cut_storm "$KPROF" "$W/cut$i.kprof" "$SECS" -- "${PP[@]}" "$((SECS + 2))"
     echo "## recording $i"
     "$SPLIT" "$W/cut$i.kprof"
     rm -f "$W/cut$i.kprof"
