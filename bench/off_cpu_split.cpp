@@ -25,7 +25,7 @@ namespace {
 // Every record to each builder, the wakeups thinned per builder and CPU.
 class Thinning final : public kprof::RecordSink {
  public:
-  explicit Thinning(const std::vector<uint64_t>& keep) : keep_(keep) {
+  explicit Thinning(const std::vector<uint64_t>& keep) : keep_(keep), kept_(keep.size(), 0) {
     for (size_t i = 0; i < keep.size(); ++i)
       builders_.push_back(std::make_unique<kprof::OffCpuBuilder>());
   }
@@ -63,13 +63,13 @@ class Thinning final : public kprof::RecordSink {
     for (auto& b : builders_) b->on_lost(l);
   }
   std::vector<std::unique_ptr<kprof::OffCpuBuilder>>& builders() { return builders_; }
-  uint64_t kept(size_t i) const { return kept_.count(i) != 0 ? kept_.at(i) : 0; }
+  uint64_t kept(size_t i) const { return kept_[i]; }
 
  private:
   std::vector<uint64_t> keep_;
   std::vector<std::unique_ptr<kprof::OffCpuBuilder>> builders_;
   std::map<uint32_t, uint64_t> seen_;  // wakeups per CPU
-  std::map<size_t, uint64_t> kept_;    // per builder
+  std::vector<uint64_t> kept_;         // wakeups kept, per builder
 };
 
 }  // namespace
