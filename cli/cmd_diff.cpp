@@ -269,9 +269,16 @@ int cmd_diff(int argc, char** argv) {
                  "differential flame graph) to FILE ('-': stdout)");
   bool plan = false;
   app.add_flag("--plan", plan,
-               "print only the detectability floor (the smallest change each comparison finds "
-               "80% of the time, and the samples or runs that would halve it), to size an "
-               "experiment from pilot profiles; no tables");
+               "print only the detectability floor (a change 1.25x the floor is found at least "
+               "80% of the time, half of it at most 20%; and the samples or runs that would "
+               "halve it), to size an experiment from pilot profiles; no tables");
+  std::vector<double> floor_at(std::begin(kFloorShares), std::end(kFloorShares));
+  app.add_option("--floor-at", floor_at,
+                 "the shares (in %) of the rows the detectability floor is printed for, e.g. "
+                 "--floor-at 12 for a function holding 12% (default 1,5,20)")
+      ->delimiter(',')
+      ->check(CLI::Range(0.001, 99.999))
+      ->allow_extra_args(false);
   DiffView view;
   app.add_flag("--children", view.children,
                "compare inclusive shares (a function's samples with everything it called; "
@@ -397,7 +404,7 @@ int cmd_diff(int argc, char** argv) {
   if (plan) {
     for (const std::string& w : result.warnings) std::cout << "warning: " << w << "\n";
     if (!result.warnings.empty()) std::cout << "\n";
-    write_detectability(std::cout, detectability(in, result));
+    write_detectability(std::cout, detectability(in, result, floor_at));
     std::cout.flush();
     if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
     return 0;
@@ -415,7 +422,7 @@ int cmd_diff(int argc, char** argv) {
       }
       write_off_cpu_comparison(std::cout, sides);
     }
-    if (sections.floor) write_detectability(std::cout, detectability(in, result));
+    if (sections.floor) write_detectability(std::cout, detectability(in, result, floor_at));
     std::cout.flush();
     if (!std::cout && !pager.active()) throw Error("cannot write the diff to stdout");
   }

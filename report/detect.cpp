@@ -34,14 +34,33 @@ struct Size {
   stats::Sides<size_t> runs;
 };
 
+// The floor from the test's power curve: d_hi the change found with
+// kPowerAbove, d_lo the one found with kPowerBelow. Any floor between
+// d_hi / kFoundAbove and d_lo / kMissedBelow keeps both promises; their
+// geometric middle is the one that keeps them by the same factor.
+double promised_floor(double d_hi, double d_lo) {
+  if (!std::isfinite(d_hi)) return kKnown;
+  return std::sqrt(d_hi / kFoundAbove * (d_lo / kMissedBelow));
+}
+
+// The rows whose BH threshold the row of the floor is held to. Two rows
+// tested are each other's complement (the rows left untested hold a few
+// samples at most): their changes mirror each other, their p-values agree,
+// and BH finds both or neither at alpha x 2 / 2: one test at alpha.
+size_t family(size_t tested) {
+  return tested == 2 ? 1 : tested;
+}
+
 std::vector<FloorAt> combined_floors(const DetectFloor& f, std::span<const double> shares,
                                      const Size& size) {
-  const stats::FloorTest test{f.rows, f.alpha, f.power,
-                              f.dispersion > 0 ? f.dispersion_df : kKnown};
+  const double df = f.dispersion > 0 ? f.dispersion_df : kKnown;
+  const stats::FloorTest hi{family(f.rows), f.alpha, kPowerAbove, df};
+  const stats::FloorTest lo{family(f.rows), f.alpha, kPowerBelow, df};
   std::vector<FloorAt> out;
-  std::vector<double> rv;
+  std::vector<double> rv_hi, rv_lo;
   if (f.method == NoiseMethod::RunVariance) {
-    rv = stats::run_variance_floors_pp(shares, f.spread, size.runs, test);
+    rv_hi = stats::run_variance_floors_pp(shares, f.spread, size.runs, hi);
+    rv_lo = stats::run_variance_floors_pp(shares, f.spread, size.runs, lo);
   }
   // Samples as the verdicts count them: over their dispersion.
   auto effective = [&](uint64_t n) {
@@ -53,11 +72,13 @@ std::vector<FloorAt> combined_floors(const DetectFloor& f, std::span<const doubl
   for (size_t i = 0; i < shares.size(); ++i) {
     FloorAt at;
     at.share_pct = shares[i];
-    at.sampling_pp = stats::sampling_floor_pp(shares[i], samples, test);
+    at.sampling_pp = promised_floor(stats::sampling_floor_pp(shares[i], samples, hi),
+                                    stats::sampling_floor_pp(shares[i], samples, lo));
     at.floor_pp = at.sampling_pp;
-    if (!rv.empty()) {
-      at.run_variance_pp = rv[i];
-      at.floor_pp = moderated ? rv[i] : std::max(at.floor_pp, rv[i]);
+    if (!rv_hi.empty()) {
+      const double rv = promised_floor(rv_hi[i], rv_lo[i]);
+      at.run_variance_pp = rv;
+      at.floor_pp = moderated ? rv : std::max(at.floor_pp, rv);
     }
     out.push_back(at);
   }
@@ -192,8 +213,10 @@ void write_detectability(std::ostream& out, const std::vector<DetectFloor>& floo
       out << "counts' variance " << two_digits(f.dispersion) << "× binomial's over time slices, ";
     }
     out << grouped(f.base_samples) << " vs " << grouped(f.new_samples) << " samples, " << f.rows
-        << " rows, FDR " << percent(100 * f.alpha) << ", " << percent(100 * f.power)
-        << " power):\n";
+        << (f.rows == 2 ? " rows (each the other's mirror: one test)" : " rows") << ", FDR "
+        << percent(100 * f.alpha) << "; " << kFoundAbove << "× the floor is found at least "
+        << percent(100 * kPowerAbove) << " of the time, " << kMissedBelow << "× at most "
+        << percent(100 * kPowerBelow) << "):\n";
     if (f.base_samples == 0 || f.new_samples == 0) {
       out << "  none: a side has no samples\n";
       continue;
@@ -235,7 +258,7 @@ void write_detectability(std::ostream& out, const std::vector<DetectFloor>& floo
                                   "are larger\n");
     }
     if (beyond) {
-      out << "  beyond reach: no change of that row's share is found " << percent(100 * f.power)
+      out << "  beyond reach: no change of that row's share is found " << percent(100 * kPowerAbove)
           << " of the time with these runs\n";
     }
   }

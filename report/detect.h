@@ -1,9 +1,17 @@
 // What a diff could not have seen: the detectability floor of each comparison.
 //
-// For each non-base side against the base, the smallest growth in percentage
-// points that diff_profiles() would call "changed" with 80% power at its
-// false discovery rate, for a row holding 1%, 5% and 20% of the samples; and
-// what would halve it. `kprof diff` prints it after the tables; `kprof diff
+// For each non-base side against the base, the change in percentage points
+// that marks what diff_profiles() can tell at its false discovery rate, for
+// a row holding 1%, 5% and 20% of the samples; and what would halve it. A
+// floor F promises: 1.25 F is found (called "changed") at least 80% of the
+// time, F / 2 at most 20%. From the test's own power curve: d80 the change
+// found 80% of the time, d20 the one found 20% of the time; every F in
+// [d80 / 1.25, d20 / 0.5] keeps both, and F is their geometric middle,
+// sqrt(1.6 d80 d20) (a change of F itself is found 65-80% of the time:
+// ~65% with 2 rows tested, more with many). A floor at d80 (80% power at
+// F) cannot keep the second promise with few rows tested: a test at
+// z(alpha / m) finds d80 / 2 with probability Phi((z(0.8) - z) / 2), 24%
+// at two rows. `kprof diff` prints it after the tables; `kprof diff
 // --plan` prints only it, from pilot profiles, to size a real experiment.
 // Reads DiffInput / DiffResult; pure, no I/O. The floors themselves — the
 // two-proportion power equation, the run-to-run spread model and its fit,
@@ -12,7 +20,11 @@
 //
 // Contract:
 // - A comparison tests m rows: those with samples on either side, as the
-//   diff counts them; each is tested at alpha / m (BH's rank-1 threshold).
+//   diff counts them; each is tested at alpha / m (BH's rank-1 threshold),
+//   but two rows at alpha: each is the other's complement, so BH finds
+//   both or neither at alpha x 2 / 2 (a floor at alpha / 2 there promised
+//   too little: the hot-cold program's half-floor changes were found 28-33%
+//   of the time where that curve said 24%; at alpha, 29%).
 // - Sampling statistics (a side with one run): the sampling floor on the
 //   samples summed over each side's runs, each side's divided by its
 //   dispersion over time slices where measured (as the verdicts count
@@ -27,7 +39,7 @@
 //   floor is at most half what it is now (and every infinite one finite).
 // - NoiseMethod::None (listings of shares without counts): no floor.
 // tests/diff/detect_test.cpp checks this by simulation: at 1.25x the floor
-// the diff finds the change >= 80% of the time, at 0.4x rarely; the
+// the diff finds the change >= 80% of the time, at 0.5x at most ~20%; the
 // formulas' own tests are tests/stats/power_test.cpp.
 #pragma once
 
@@ -45,7 +57,11 @@
 
 namespace kprof {
 
-inline constexpr double kDetectPower = 0.8;
+// What a floor F promises (the issue 22 contract): a change of
+// kFoundAbove x F is found with probability kPowerAbove or more, one of
+// kMissedBelow x F with kPowerBelow or less, by the test's own power curve.
+inline constexpr double kFoundAbove = 1.25, kPowerAbove = 0.8;
+inline constexpr double kMissedBelow = 0.5, kPowerBelow = 0.2;
 inline constexpr double kFloorShares[] = {1.0, 5.0, 20.0};  // in %
 inline constexpr size_t kMaxPlanRuns = 1000;                // halving search stops here
 
@@ -66,7 +82,7 @@ struct DetectFloor {
   std::string label, base_label;
   NoiseMethod method = NoiseMethod::Sampling;
   size_t rows = 0;  // m: rows tested in this comparison
-  double alpha = 0.05, power = kDetectPower;
+  double alpha = 0.05;
   uint64_t base_samples = 0, new_samples = 0;  // summed over runs
   size_t base_runs = 0, new_runs = 0;
   stats::RunSpread spread;  // RunVariance only

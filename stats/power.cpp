@@ -14,9 +14,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// One-sided power quantile: z with P(Z <= z) == power.
+// One-sided power quantile: z with P(Z <= z) == power (negative below 50%).
 double power_z(double power) {
-  return normal_quantile(2 * (1 - power));
+  return power >= 0.5 ? normal_quantile(2 * (1 - power)) : -normal_quantile(2 * power);
 }
 
 // The smallest d in (0, hi] with found(d), assuming found() turns true once

@@ -45,6 +45,12 @@ TEST(SamplingFloor, SolvesThePowerEquation) {
   // One row tested: alpha itself, (1.96 + 0.84) to first order.
   EXPECT_NEAR(sampling_floor_pp(5, {1000000, 1000000}, {1, 0.05}),
               100 * (1.95996 + 0.84162) * std::sqrt(2 * 0.05 * 0.95 / 1e6), 0.002);
+  // A power below one half: z(power) is negative, (1.96 - 0.84) to first
+  // order for 20%, and exactly the test's threshold for 50%.
+  EXPECT_NEAR(sampling_floor_pp(5, {1000000, 1000000}, {1, 0.05, 0.2}),
+              100 * (1.95996 - 0.84162) * std::sqrt(2 * 0.05 * 0.95 / 1e6), 0.002);
+  EXPECT_NEAR(sampling_floor_pp(5, {1000000, 1000000}, {1, 0.05, 0.5}),
+              100 * 1.95996 * std::sqrt(2 * 0.05 * 0.95 / 1e6), 0.002);
 }
 
 // The two-proportion sample size of Fleiss (Fleiss, Levin & Paik 2003,
