@@ -3,9 +3,10 @@
 
   verdicts.py shares KPROF POOL_DIR
       the mean share of kprof_cold over the pool's recordings (kprof report --csv)
-  verdicts.py plan KPROF WORK BASE_POOL BASE_FACTOR PILOTS
-      --plan on PILOTS disjoint A/A pilot comparisons (1 vs 1 and 3 vs 3) of
-      BASE_POOL; writes WORK/floor.txt (the text) and WORK/floor.json (floors
+  verdicts.py plan KPROF WORK BASE_POOL BASE_FACTOR PILOTS [SET]
+      --plan --floor-at (kprof_cold's mean share) on PILOTS disjoint A/A
+      pilot comparisons (1 vs 1 and 3 vs 3) of BASE_POOL; writes
+      WORK/floor-SET.json (SET: fl, the default, or cfl; the text, the floors
       and the COLD_FACTORs that make kprof_cold's share change 1.25x and 0.5x
       the median printed floor); prints the four factors as NAME=FACTOR lines
   verdicts.py analyse KPROF WORK COMPARISONS SEED
@@ -52,20 +53,23 @@ def wilson(k, n, z=Z95):
 
 
 ROW_FDR = 0.05  # the diff's false discovery rate
-POWER = 0.8      # the floor's power
 
 
 def predicted_rate(mult, tested):
     """How often a change of `mult` times the printed floor is found, by the
-    floor's own (normal) power curve: the floor is (z_a + z_b) SE with z_a the
-    two-sided quantile of the row level FDR / tested and z_b that of 80% power,
-    so a change of m floors is found when Z > z_a - m (z_a + z_b). At m = 0.5
-    that is Phi((z_b - z_a) / 2): 24% with 2 rows tested, 20% needs z_a >= 2.52
-    (6+ rows)."""
+    floor's own (normal) power curve (report/detect.h): with z_a the two-sided
+    quantile of the row level FDR / m (m the rows tested, but 1 for two rows:
+    each the other's mirror) and z = z(0.8) = 0.84, the change found 80% of the
+    time is (z_a + z) SE, the one found 20% (z_a - z) SE, and the floor their
+    geometric middle times sqrt(1.6); a change of m floors is found when
+    Z > z_a - m floor / SE. At 2 rows tested (z_a = 1.96) both promises hold
+    just: 80% at 1.25x, 20% at 0.5x."""
     nd = statistics.NormalDist()
-    z_a = nd.inv_cdf(1 - ROW_FDR / tested / 2)
-    z_b = nd.inv_cdf(POWER)
-    return 1 - nd.cdf(z_a - mult * (z_a + z_b))
+    family = 1 if tested == 2 else tested
+    z_a = nd.inv_cdf(1 - ROW_FDR / family / 2)
+    z = nd.inv_cdf(0.8)
+    floor = math.sqrt(1.6 * (z_a + z) * max(z_a - z, 0.0))
+    return 1 - nd.cdf(z_a - mult * floor)
 
 
 def rate(k, n):
@@ -152,9 +156,11 @@ def find_row(rows, function):
 FLOOR_LINE = re.compile(r"a ([0-9.]+)% row: (?:±([0-9.]+) pp|(beyond reach))")
 
 
-def run_plan(kprof, a, b):
-    """(text, {share%: floor pp or inf}, rows tested) of `kprof diff A -- B --plan`."""
-    cmd = [kprof, "diff"] + diff_args(a, b) + ["--plan", "--label", "base", "--label", "new"]
+def run_plan(kprof, a, b, at):
+    """(text, {share%: floor pp or inf}, rows tested) of `kprof diff A -- B --plan
+    --floor-at AT`."""
+    cmd = [kprof, "diff"] + diff_args(a, b) + ["--plan", "--floor-at", "%.4f" % at,
+                                               "--label", "base", "--label", "new"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit("verdicts.py: %s failed: %s" % (" ".join(cmd), res.stderr.strip()[-500:]))
@@ -162,7 +168,7 @@ def run_plan(kprof, a, b):
     floors = {}
     for m in FLOOR_LINE.finditer(text):
         floors[float(m.group(1))] = math.inf if m.group(3) else float(m.group(2))
-    tested = re.search(r"samples, ([0-9,]+) rows, FDR", text)
+    tested = re.search(r"samples, ([0-9,]+) rows[^,]*, FDR", text)
     return text, floors, int(tested.group(1).replace(",", "")) if tested else None
 
 
@@ -226,24 +232,28 @@ def reuse_note(comps, n_files):
 
 # ---------------------------------------------------------------- plan
 
-def factor_for(base_factor, base_share, target_share):
-    """COLD_FACTOR that moves kprof_cold from base_share to target_share (%):
-    kprof_cold's samples over the rest scale with the factor (odds)."""
-    if not 0 < target_share < 100:
+def factor_for(base_factor, base_share, target_share, program_share):
+    """COLD_FACTOR that moves kprof_cold from base_share to target_share (%)
+    where the hot-cold program holds program_share (%) of the samples (~100
+    alone, less beside the compile loop): kprof_cold's samples over
+    kprof_hot's scale with the factor (odds within the program)."""
+    if not 0 < target_share < program_share:
         return None
-    odds = lambda s: s / (100 - s)
+    odds = lambda s: s / (program_share - s)
     return base_factor * odds(target_share) / odds(base_share)
 
 
-def cmd_plan(kprof, work, base_pool, base_factor, pilots):
+def cmd_plan(kprof, work, base_pool, base_factor, pilots, floor_set="fl"):
     base_factor, pilots = float(base_factor), int(pilots)
     files = pool(work, base_pool)
     base_share = mean_share(kprof, files)
+    program_share = base_share + mean_share(kprof, files, "hot")
     rng = random.Random(22)
     lines = ["pilots: A/A comparisons of pool %s (COLD_FACTOR %g, %d recordings, kprof_cold "
-             "mean share %.2f%%); --plan's floor at the printed share nearest it" %
+             "mean share %.2f%%); the floor --plan --floor-at prints for that share" %
              (base_pool, base_factor, len(files), base_share)]
-    result = {"base_share": base_share, "base_factor": base_factor, "kinds": {}}
+    result = {"base_share": base_share, "base_factor": base_factor, "base_pool": base_pool,
+              "kinds": {}}
     factors = {}
     for k in (1, 3):
         comps = aa_comparisons(files, k, pilots, rng)
@@ -251,7 +261,7 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots):
         got, tested_rows = [], []
         at = None
         for a, b, _ in comps:
-            text, floors, tested = run_plan(kprof, a, b)
+            text, floors, tested = run_plan(kprof, a, b, base_share)
             if tested:
                 tested_rows.append(tested)
             if not floors:
@@ -270,7 +280,7 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots):
             "" if len(finite) == len(got) else " (%d beyond reach)" % (len(got) - len(finite))))
         if math.isfinite(floor):
             for tag, mult in (("hi", 1.25), ("lo", 0.5)):
-                f = factor_for(base_factor, base_share, base_share + mult * floor)
+                f = factor_for(base_factor, base_share, base_share + mult * floor, program_share)
                 if f is not None:
                     factors["%d%s" % (k, tag)] = f
                     kind[tag] = {"mult": mult, "target_delta": mult * floor, "factor": f}
@@ -281,7 +291,7 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots):
                                  (mult, mult * floor))
         result["kinds"][str(k)] = kind
     result["text"] = lines
-    with open(os.path.join(work, "floor.json"), "w") as f:
+    with open(os.path.join(work, "floor-%s.json" % floor_set), "w") as f:
         json.dump(result, f, indent=1)
     for name, f in sorted(factors.items()):
         print("%s=%.4f" % (name, f))
@@ -511,42 +521,48 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
     out()
     out("== 3. floor prediction: found >= 80% at 1.25x the printed floor, <= 20% at 0.5x "
         "(the issue's goal; the floor's own curve gives each multiple's rate below)")
-    fl_path = os.path.join(work, "floor.json")
-    if os.path.exists(fl_path):
+    for floor_set, what in (("fl", "hot-cold alone (2 rows tested)"),
+                            ("cfl", "hot-cold beside the compile loop (many rows tested)")):
+        fl_path = os.path.join(work, "floor-%s.json" % floor_set)
+        if not os.path.exists(fl_path):
+            out("  %s: no %s (the plan step did not run)" % (what, os.path.basename(fl_path)))
+            continue
         with open(fl_path) as f:
             fl = json.load(f)
+        out("  -- %s" % what)
         for line in fl["text"]:
             out("  " + line)
-        base = pool(work, "fl0")
+        base_name = fl["base_pool"]
+        base = pool(work, base_name)
         base_share = mean_share(kprof, base)
-        out(pool_line(kprof, "fl0", base, fl["base_factor"]))
-        out("  (the comparisons below pair fl0, the pilots' pool, with each target pool)")
+        out(pool_line(kprof, base_name, base, fl["base_factor"]))
+        out("  (the comparisons below pair %s, the pilots' pool, with each target pool)" %
+            base_name)
         for k in (1, 3):
             kind = fl["kinds"].get(str(k), {})
             for tag in ("hi", "lo"):
                 if tag not in kind:
                     continue
-                files = pool(work, "fl%d%s" % (k, tag))
+                name = "%s%d%s" % (floor_set, k, tag)
+                files = pool(work, name)
                 if not files:
                     continue
                 true = mean_share(kprof, files) - base_share
                 floor = kind["floor"]
-                out(pool_line(kprof, "fl%d%s" % (k, tag), files, kind[tag]["factor"]))
+                out(pool_line(kprof, name, files, kind[tag]["factor"]))
                 out("    %dv%d at %.2fx the floor (aimed +%.2f pp): true Δ %+.3f pp = %.2fx the "
                     "floor" % (k, k, kind[tag]["mult"], kind[tag]["target_delta"], true,
                                true / floor))
                 if kind.get("tested"):
                     out("    the floor's own power curve predicts %.0f%% at %.2fx (normal, %g rows "
-                        "tested: the %.2g%% two-sided row level; %.0f%% at 0.5x, 80%% at 1x)" % (
+                        "tested; %.0f%% at 0.5x, %.0f%% at 1.25x)" % (
                             100 * predicted_rate(true / floor, kind["tested"]), true / floor,
-                            kind["tested"], 100 * ROW_FDR / kind["tested"],
-                            100 * predicted_rate(0.5, kind["tested"])))
+                            kind["tested"], 100 * predicted_rate(0.5, kind["tested"]),
+                            100 * predicted_rate(1.25, kind["tested"])))
                 comps = ab_comparisons(base, files, k, n, rng)
-                planted_section(out, kprof, "floor %.2fx" % kind[tag]["mult"], comps, true,
-                                coverage, seen)
+                planted_section(out, kprof, "%s %.2fx" % (floor_set, kind[tag]["mult"]), comps,
+                                true, coverage, seen)
                 out("      %s" % reuse_note(comps, len(base) + len(files)))
-    else:
-        out("  (no floor.json: the plan step did not run)")
 
     # 4. coverage
     out()
@@ -579,7 +595,7 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "shares" and len(args) == 2:
         cmd_shares(*args)
-    elif cmd == "plan" and len(args) == 5:
+    elif cmd == "plan" and len(args) in (5, 6):
         cmd_plan(*args)
     elif cmd == "analyse" and len(args) == 4:
         cmd_analyse(*args)

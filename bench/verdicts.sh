@@ -15,10 +15,12 @@
 #      change planted in the compile profile: kprof_prog_hotcold runs beside
 #      the compile loop for C_SIDE_SECONDS, COLD_FACTOR 1.3 in pool cA and
 #      C_PLANT_FACTOR in pool cB (kprof_cold up, kprof_hot down; cA vs cB);
-#   3. the floor: --plan on A/A pilots of a pool whose kprof_cold is a ~20%
-#      row (COLD_FACTOR 0.75; --plan prints the floor for 1%, 5% and 20% rows,
-#      and the one nearest kprof_cold's share is used), then pools whose
-#      kprof_cold share moves by 1.25x and 0.5x that floor, 1v1 and 3v3;
+#   3. the floor: --plan --floor-at (kprof_cold's share) on A/A pilots of a
+#      pool, then pools whose kprof_cold share moves by 1.25x and 0.5x that
+#      floor, 1v1 and 3v3; twice: the hot-cold program alone (COLD_FACTOR
+#      0.75: a ~20% row, 2 rows tested, where a single test's power curve
+#      lets both promises hold only just) and beside the compile loop for the
+#      whole recording (C_FLOOR_FACTOR 0.33: a ~5% row among ~100+ tested);
 #   4. coverage: how often the printed interval for kprof_cold's Δpp holds
 #      the true change (difference of the pools' mean shares) on the planted
 #      changes, next to the printed level.
@@ -41,6 +43,8 @@
 #        C_POOL=21 (compile loop alone, the A/A)  C_PLANT_POOL=9 (each of cA, cB)
 #        C_SECONDS=5 C_FREQ=1999 C_SIDE_SECONDS=2 C_PLANT_FACTOR=2.6
 #        POWER_SECONDS=4 (0: skip the longer power pools) POWER_POOL=30
+#        C_FLOOR_BASE_POOL=30 C_FLOOR_POOL=24 (0: no compile floor)
+#        C_FLOOR_SECONDS=2 C_FLOOR_FACTOR=0.33
 #        COMPILE_SRC=report/diff_rows.cpp (preprocessed once at the start, so
 #        edits in the tree during the run change nothing)  SEED=22
 # Results: bench/out/verdicts-<time>.txt; recordings in bench/out/verdicts-<time>/.
@@ -56,6 +60,7 @@ if [[ -n ${QUICK:-} ]]; then
   : "${COMPARISONS:=12}" "${HC_POOL:=12}" "${HC_SECONDS:=0.5}" "${FLOOR_BASE_POOL:=12}"
   : "${FLOOR_POOL:=8}" "${PILOTS:=2}" "${C_POOL:=6}" "${C_PLANT_POOL:=3}" "${C_SECONDS:=3}"
   : "${C_SIDE_SECONDS:=1}" "${POWER_POOL:=8}" "${POWER_SECONDS:=2}"
+  : "${C_FLOOR_BASE_POOL:=12}" "${C_FLOOR_POOL:=8}" "${C_FLOOR_SECONDS:=1}"
 fi
 POWER_SECONDS=${POWER_SECONDS:-4}
 POWER_POOL=${POWER_POOL:-30}
@@ -74,6 +79,10 @@ C_SECONDS=${C_SECONDS:-5}
 C_FREQ=${C_FREQ:-1999}
 C_SIDE_SECONDS=${C_SIDE_SECONDS:-2}
 C_PLANT_FACTOR=${C_PLANT_FACTOR:-2.6}
+C_FLOOR_BASE_POOL=${C_FLOOR_BASE_POOL:-30}
+C_FLOOR_POOL=${C_FLOOR_POOL:-24}
+C_FLOOR_SECONDS=${C_FLOOR_SECONDS:-2}
+C_FLOOR_FACTOR=${C_FLOOR_FACTOR:-0.33}
 COMPILE_SRC=${COMPILE_SRC:-report/diff_rows.cpp}
 SEED=${SEED:-22}
 PY=$BENCH_DIR/verdicts.py
@@ -107,7 +116,7 @@ if [[ -z $AA_ONLY ]]; then
   fi
 
   echo "floor pilots (--plan) on pool fl0" >&2
-  python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" >"$W/factors.txt"
+  python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" fl >"$W/factors.txt"
   while IFS='=' read -r name factor; do
     hotcold "fl$name" "$FLOOR_POOL" "$factor"
   done <"$W/factors.txt"
@@ -134,6 +143,15 @@ echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
 record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
 [[ -n $AA_ONLY ]] || record cA "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
 [[ -n $AA_ONLY ]] || record cB "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
+if [[ -z $AA_ONLY && $C_FLOOR_POOL != 0 ]]; then
+  cfloor() { record "$1" "$2" "$C_FREQ" "$JOB" "$C_FLOOR_SECONDS" "$C_FLOOR_SECONDS" "$3"; }
+  cfloor cfl0 "$C_FLOOR_BASE_POOL" "$C_FLOOR_FACTOR"
+  echo "floor pilots (--plan) on pool cfl0" >&2
+  python3 "$PY" plan "$KPROF" "$W" cfl0 "$C_FLOOR_FACTOR" "$PILOTS" cfl >"$W/c_factors.txt"
+  while IFS='=' read -r name factor; do
+    cfloor "cfl$name" "$C_FLOOR_POOL" "$factor"
+  done <"$W/c_factors.txt"
+fi
 rm -f "$W/record.log"
 
 cat >"$W/settings.json" <<EOF

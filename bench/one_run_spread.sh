@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Does one recording's spread over its own time slices tell how far the next
+# recording of the same workload lands? The one-run-a-side verdicts of
+# `kprof diff A B` rest on it (stats/dispersion.h). Records pools of the
+# hot-cold test program, unchanged within a pool, and prints per pool
+# (bench/one_run_spread.py): the kprof_cold row's variance between runs
+# against binomial's, the dispersion the 1 vs 1 diffs measured within runs,
+# and how the 1 vs 1 test's p behaves over disjoint pairs of the pool (mean
+# z^2 of 1 when calibrated, 5% of pairs under 0.05, the A/A rate of any row
+# flagged).
+#
+# usage: bench/one_run_spread.sh [RUNS=40]     (~3.5 min at 40)
+#   pools: COLD_FACTOR 0.75 (kprof_cold ~20%) and 1.3 (~30%) at 1 s a run,
+#   RUNS each, and 0.75 at 4 s, RUNS/2; -F 999 as bench/verdicts.sh.
+#   KPROF=path to analyse with another binary: ANALYSE=dir reuses the pools
+#   of an earlier run (bench/out/one-run-spread-<time>) instead of recording.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+find_kprof
+need python3
+find_programs
+RUNS=${1:-40}
+if [[ -n ${ANALYSE:-} ]]; then
+  W=$ANALYSE
+  RESULT=$W.$(date +%H%M%S).txt
+else
+  results_dir one-run-spread
+  pool() {  # pool NAME N SECONDS FACTOR
+    mkdir -p "$W/$1"
+    for ((i = 1; i <= $2; i++)); do
+      "$KPROF" record -F 999 -o "$(printf '%s/%s/%02d.kprof' "$W" "$1" "$i")" -- \
+        "$PROGRAMS/kprof_prog_hotcold" "$3" "$4" >"$W/record.log" 2>&1 ||
+        die "kprof record failed: $(tail -3 "$W/record.log")"
+    done
+    echo "  pool $1: $2 recordings" >&2
+  }
+  pool cold20-1s "$RUNS" 1 0.75
+  pool cold30-1s "$RUNS" 1 1.3
+  pool cold20-4s $((RUNS / 2)) 4 0.75
+fi
+{
+  echo "one_run_spread.sh: $(date -Is), $KPROF ($(git -C "$ROOT" rev-parse --short HEAD))"
+  python3 "$BENCH_DIR/one_run_spread.py" "$KPROF" "$W"/cold20-1s "$W"/cold30-1s "$W"/cold20-4s
+} | tee "$RESULT"
