@@ -29,8 +29,8 @@
 # after the first reuse recordings (the output says so, and gives round 1's
 # disjoint rate beside the total).
 #
-# usage: bench/verdicts.sh                  (~14-16 min on 2 CPUs)
-#        QUICK=1 bench/verdicts.sh          (small pools, under 3 min)
+# usage: bench/verdicts.sh                  (~21 min on 2 CPUs)
+#        QUICK=1 bench/verdicts.sh          (small pools, ~3.5 min)
 #        AA_ONLY=1 HC_POOL=360 C_POOL=360 C_SECONDS=2 bench/verdicts.sh
 #            the A/A part alone, from pools hcA and cAA only, every comparison
 #            disjoint (no recording used twice: 180 1v1 and 60 3v3 from 360)
