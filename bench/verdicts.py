@@ -465,6 +465,12 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
             out("      rows per profile (kprof report --csv): median %d, min %d, max %d" % (
                 statistics.median(rows), min(rows), max(rows)))
 
+    if not hc_a:  # FLOOR_ONLY
+        out("  (FLOOR_ONLY: no A/A, power or coverage pools but the floor's)")
+        floor_section(out, kprof, work, n, rng, coverage, seen)
+        coverage_section(out, coverage, seen)
+        return
+
     # 1. A/A (n 0: as many as the pool holds disjoint, no recording used twice)
     out()
     out("== 1. A/A: some row flagged (verdict not noise/untested); goal <= 5%, upper bound < 10%")
@@ -517,6 +523,11 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
                             others_line=False)
             out("      %s" % reuse_note(comps, len(c_a) + len(c_b)))
 
+    floor_section(out, kprof, work, n, rng, coverage, seen)
+    coverage_section(out, coverage, seen)
+
+
+def floor_section(out, kprof, work, n, rng, coverage, seen):
     # 3. floor
     out()
     out("== 3. floor prediction: found >= 80% at 1.25x the printed floor, <= 20% at 0.5x "
@@ -532,12 +543,16 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
         out("  -- %s" % what)
         for line in fl["text"]:
             out("  " + line)
+        # The pool made in turns with the targets, where there is one.
         base_name = fl["base_pool"]
+        if pool(work, base_name + "b"):
+            out(pool_line(kprof, base_name, pool(work, base_name), fl["base_factor"]) +
+                " (the pilots')")
+            base_name += "b"
         base = pool(work, base_name)
         base_share = mean_share(kprof, base)
         out(pool_line(kprof, base_name, base, fl["base_factor"]))
-        out("  (the comparisons below pair %s, the pilots' pool, with each target pool)" %
-            base_name)
+        out("  (the comparisons below pair %s with each target pool)" % base_name)
         for k in (1, 3):
             kind = fl["kinds"].get(str(k), {})
             for tag in ("hi", "lo"):
@@ -564,6 +579,8 @@ def cmd_analyse(kprof, work, comparisons, seed, aa_only=False):
                                 true, coverage, seen)
                 out("      %s" % reuse_note(comps, len(base) + len(files)))
 
+
+def coverage_section(out, coverage, seen):
     # 4. coverage
     out()
     out("== 4. interval coverage of the true change (kprof_cold, planted changes; true = difference "

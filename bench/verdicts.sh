@@ -20,17 +20,26 @@
 #      floor, 1v1 and 3v3; twice: the hot-cold program alone (COLD_FACTOR
 #      0.75: a ~20% row, 2 rows tested, where a single test's power curve
 #      lets both promises hold only just) and beside the compile loop for the
-#      whole recording (C_FLOOR_FACTOR 0.33: a ~5% row among ~100+ tested);
+#      whole recording (C_FLOOR_FACTOR 0.33: a ~4% row among ~150+ tested);
+#      the target pools are made in turns with a second base pool (fl0b,
+#      cfl0b) that they are compared with, so both sides share the VM's
+#      conditions (made one after the other, a pool could spread 2-4x as
+#      much as the one before it);
 #   4. coverage: how often the printed interval for kprof_cold's Δpp holds
 #      the true change (difference of the pools' mean shares) on the planted
 #      changes, next to the printed level.
-# Counts with 95% Wilson intervals. Comparisons are formed in rounds: each
+# Pools that are compared with each other (hcA/hcB, hpA/hpB, cA/cB, and the
+# floor's) are recorded in turns, one recording of each per round: the VM's
+# noise drifts over minutes, and pools made one after the other were seen to
+# spread 2-4x as much as each other. Counts with 95% Wilson intervals. Comparisons are formed in rounds: each
 # round shuffles the pools and cuts them into disjoint pairs/triples; rounds
 # after the first reuse recordings (the output says so, and gives round 1's
 # disjoint rate beside the total).
 #
 # usage: bench/verdicts.sh                  (~21 min on 2 CPUs)
 #        QUICK=1 bench/verdicts.sh          (small pools, ~3.5 min)
+#        FLOOR_ONLY=1 bench/verdicts.sh     (~12 min) the floor part alone
+#        POWER_ONLY=1 bench/verdicts.sh     the A/A of hot-cold and the power part
 #        AA_ONLY=1 HC_POOL=360 C_POOL=360 C_SECONDS=2 bench/verdicts.sh
 #            the A/A part alone, from pools hcA and cAA only, every comparison
 #            disjoint (no recording used twice: 180 1v1 and 60 3v3 from 360)
@@ -56,6 +65,10 @@ find_programs
 HOTCOLD=$PROGRAMS/kprof_prog_hotcold
 
 AA_ONLY=${AA_ONLY:-}
+FLOOR_ONLY=${FLOOR_ONLY:-}
+POWER_ONLY=${POWER_ONLY:-}
+[[ $(printf '%s' "$AA_ONLY$FLOOR_ONLY$POWER_ONLY" | wc -c) -le 1 ]] ||
+  die "AA_ONLY, FLOOR_ONLY and POWER_ONLY exclude each other (set one, to 1)"
 if [[ -n ${QUICK:-} ]]; then
   : "${COMPARISONS:=12}" "${HC_POOL:=12}" "${HC_SECONDS:=0.5}" "${FLOOR_BASE_POOL:=12}"
   : "${FLOOR_POOL:=8}" "${PILOTS:=2}" "${C_POOL:=6}" "${C_PLANT_POOL:=3}" "${C_SECONDS:=3}"
@@ -89,37 +102,67 @@ PY=$BENCH_DIR/verdicts.py
 results_dir verdicts
 T0=$EPOCHREALTIME
 
-# record POOL N CMD...: N recordings of CMD into $W/pool-POOL/NN.kprof
+# interleaved N FACTORS_FILE BASE BASE_FACTOR REC: the floor's pools, made
+# in turns (one recording of each per round) so the base and the targets
+# share the VM's conditions, which drift over minutes: pool BASEb at
+# BASE_FACTOR and one pool per NAME=FACTOR line, "REC POOL 1 FACTOR" each.
+interleaved() {
+  local n=$1 file=$2 base=$3 base_factor=$4 rec=$5 i name factor
+  local -a names=("${base}b") factors=("$base_factor")
+  while IFS='=' read -r name factor; do
+    names+=("${base%0}$name")
+    factors+=("$factor")
+  done <"$file"
+  for ((i = 0; i < n; i++)); do
+    for k in "${!names[@]}"; do QUIET_RECORD=1 "$rec" "${names[$k]}" 1 "${factors[$k]}"; done
+  done
+  echo "  pools ${names[*]}: $n recordings each, in turns ($(elapsed) s so far)" >&2
+}
+
+# record POOL N CMD...: N recordings of CMD into $W/pool-POOL/NN.kprof (the
+# next free numbers: a pool may grow one recording at a time)
 record() {
   local name=$1 n=$2 freq=$3 i f
   shift 3
   mkdir -p "$W/pool-$name"
-  for ((i = 1; i <= n; i++)); do
+  local first
+  first=$(find "$W/pool-$name" -name '*.kprof' | wc -l)
+  for ((i = first + 1; i <= first + n; i++)); do
     f=$(printf '%s/pool-%s/%02d.kprof' "$W" "$name" "$i")
     "$KPROF" record -F "$freq" -o "$f" -- "$@" >"$W/record.log" 2>&1 ||
       die "kprof record failed for pool $name: $(tail -3 "$W/record.log")"
   done
-  echo "  pool $name: $n recordings ($(elapsed) s so far)" >&2
+  [[ -n ${QUIET_RECORD:-} ]] || echo "  pool $name: $n recordings ($(elapsed) s so far)" >&2
 }
 elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
 hotcold() { record "$1" "$2" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" "$3"; }
 
 echo "recording hot-cold pools (-F $HC_FREQ, $HC_SECONDS s each)" >&2
-hotcold hcA "$HC_POOL" "$FACTOR_A"
-[[ -n $AA_ONLY ]] || hotcold hcB "$HC_POOL" "$FACTOR_B"
-# the power and floor pools (not for AA_ONLY)
-if [[ -z $AA_ONLY ]]; then
-  hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
+# pairs POOL_A POOL_B N REC...: both pools in turns (one recording of each
+# per round), so A and B share the VM's conditions, as the floor's pools do.
+pairs() {
+  local a=$1 b=$2 n=$3 i
+  shift 3
+  for ((i = 0; i < n; i++)); do
+    QUIET_RECORD=1 record "$a" 1 "$@" "$FACTOR_A"
+    QUIET_RECORD=1 record "$b" 1 "$@" "$FACTOR_B"
+  done
+  echo "  pools $a and $b: $n recordings each, in turns ($(elapsed) s so far)" >&2
+}
+if [[ -n $AA_ONLY ]]; then
+  hotcold hcA "$HC_POOL" "$FACTOR_A"
+elif [[ -z $FLOOR_ONLY ]]; then
+  pairs hcA hcB "$HC_POOL" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS"
   if [[ $POWER_SECONDS != 0 ]]; then
-    record hpA "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_A"
-    record hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" "$FACTOR_B"
+    pairs hpA hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS"
   fi
-
+fi
+# the floor pools
+if [[ -z $AA_ONLY$POWER_ONLY ]]; then
+  hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
   echo "floor pilots (--plan) on pool fl0" >&2
   python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" fl >"$W/factors.txt"
-  while IFS='=' read -r name factor; do
-    hotcold "fl$name" "$FLOOR_POOL" "$factor"
-  done <"$W/factors.txt"
+  interleaved "$FLOOR_POOL" "$W/factors.txt" fl0 "$FLOOR_BASE_FACTOR" hotcold
 fi
 
 # The compile loop: one preprocessed translation unit, compiled -O2 until
@@ -140,17 +183,20 @@ wait \$!
 JOBEOF
 chmod +x "$JOB"
 echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
-record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
-[[ -n $AA_ONLY ]] || record cA "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
-[[ -n $AA_ONLY ]] || record cB "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
-if [[ -z $AA_ONLY && $C_FLOOR_POOL != 0 ]]; then
+[[ -n $FLOOR_ONLY$POWER_ONLY ]] || record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
+if [[ -z $AA_ONLY$FLOOR_ONLY ]]; then
+  for ((i = 0; i < C_PLANT_POOL; i++)); do
+    QUIET_RECORD=1 record cA 1 "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
+    QUIET_RECORD=1 record cB 1 "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
+  done
+  echo "  pools cA and cB: $C_PLANT_POOL recordings each, in turns ($(elapsed) s so far)" >&2
+fi
+if [[ -z $AA_ONLY$POWER_ONLY && $C_FLOOR_POOL != 0 ]]; then
   cfloor() { record "$1" "$2" "$C_FREQ" "$JOB" "$C_FLOOR_SECONDS" "$C_FLOOR_SECONDS" "$3"; }
   cfloor cfl0 "$C_FLOOR_BASE_POOL" "$C_FLOOR_FACTOR"
   echo "floor pilots (--plan) on pool cfl0" >&2
   python3 "$PY" plan "$KPROF" "$W" cfl0 "$C_FLOOR_FACTOR" "$PILOTS" cfl >"$W/c_factors.txt"
-  while IFS='=' read -r name factor; do
-    cfloor "cfl$name" "$C_FLOOR_POOL" "$factor"
-  done <"$W/c_factors.txt"
+  interleaved "$C_FLOOR_POOL" "$W/c_factors.txt" cfl0 "$C_FLOOR_FACTOR" cfloor
 fi
 rm -f "$W/record.log"
 
