@@ -11,8 +11,9 @@
 // single test, ~80% with 150 rows tested, ~87% with 10,000). A floor at
 // d80 (80% power at F) cannot keep the second promise with few rows
 // tested: a test at z = z(alpha / m) finds d80 / 2 with probability
-// Phi((z(0.8) - z) / 2), 29% for a single test, 20% only from 6 rows up. `kprof diff` prints it after the tables; `kprof diff
-// --plan` prints only it, from pilot profiles, to size a real experiment.
+// Phi((z(0.8) - z) / 2), 29% for a single test, 20% only from 6 rows up.
+// `kprof diff` prints it after the tables; `kprof diff --plan` prints only
+// it, from pilot profiles, to size a real experiment.
 // Reads DiffInput / DiffResult; pure, no I/O. The floors themselves — the
 // two-proportion power equation, the run-to-run spread model and its fit,
 // Welch's power integrated over the sample variances, and why — are
