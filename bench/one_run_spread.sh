@@ -10,8 +10,9 @@
 # flagged).
 #
 # usage: bench/one_run_spread.sh [RUNS=40]     (~3.5 min at 40)
-#   pools: COLD_FACTOR 0.75 (kprof_cold ~20%) and 1.3 (~30%) at 1 s a run,
-#   RUNS each, and 0.75 at 4 s, RUNS/2; -F 999 as bench/verdicts.sh.
+#   POOLS="FACTOR:SECONDS ..." (default "0.75:1 1.3:1 0.75:4": COLD_FACTOR
+#   0.75 puts kprof_cold near 20%, 1.3 near 30%); RUNS recordings a pool
+#   of 1 s, RUNS/2 of longer ones; -F 999 as bench/verdicts.sh.
 #   KPROF=path to analyse with another binary: ANALYSE=dir reuses the pools
 #   of an earlier run (bench/out/one-run-spread-<time>) instead of recording.
 set -euo pipefail
@@ -20,6 +21,9 @@ find_kprof
 need python3
 find_programs
 RUNS=${1:-40}
+POOLS=${POOLS:-0.75:1 1.3:1 0.75:4}
+names=()
+for p in $POOLS; do names+=("cold${p%%:*}-${p#*:}s"); done
 if [[ -n ${ANALYSE:-} ]]; then
   W=$ANALYSE
   RESULT=$W.$(date +%H%M%S).txt
@@ -27,6 +31,7 @@ else
   results_dir one-run-spread
   pool() {  # pool NAME N SECONDS FACTOR
     mkdir -p "$W/$1"
+    local i
     for ((i = 1; i <= $2; i++)); do
       "$KPROF" record -F 999 -o "$(printf '%s/%s/%02d.kprof' "$W" "$1" "$i")" -- \
         "$PROGRAMS/kprof_prog_hotcold" "$3" "$4" >"$W/record.log" 2>&1 ||
@@ -34,11 +39,14 @@ else
     done
     echo "  pool $1: $2 recordings" >&2
   }
-  pool cold20-1s "$RUNS" 1 0.75
-  pool cold30-1s "$RUNS" 1 1.3
-  pool cold20-4s $((RUNS / 2)) 4 0.75
+  for p in $POOLS; do
+    seconds=${p#*:}
+    n=$RUNS
+    [[ $seconds == 1 ]] || n=$((RUNS / 2))
+    pool "cold${p%%:*}-${seconds}s" "$n" "$seconds" "${p%%:*}"
+  done
 fi
 {
   echo "one_run_spread.sh: $(date -Is), $KPROF ($(git -C "$ROOT" rev-parse --short HEAD))"
-  python3 "$BENCH_DIR/one_run_spread.py" "$KPROF" "$W"/cold20-1s "$W"/cold30-1s "$W"/cold20-4s
+  python3 "$BENCH_DIR/one_run_spread.py" "$KPROF" "${names[@]/#/$W/}"
 } | tee "$RESULT"

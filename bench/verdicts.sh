@@ -102,21 +102,31 @@ PY=$BENCH_DIR/verdicts.py
 results_dir verdicts
 T0=$EPOCHREALTIME
 
-# interleaved N FACTORS_FILE BASE BASE_FACTOR REC: the floor's pools, made
-# in turns (one recording of each per round) so the base and the targets
-# share the VM's conditions, which drift over minutes: pool BASEb at
-# BASE_FACTOR and one pool per NAME=FACTOR line, "REC POOL 1 FACTOR" each.
-interleaved() {
-  local n=$1 file=$2 base=$3 base_factor=$4 rec=$5 i name factor
-  local -a names=("${base}b") factors=("$base_factor")
-  while IFS='=' read -r name factor; do
-    names+=("${base%0}$name")
-    factors+=("$factor")
-  done <"$file"
-  for ((i = 0; i < n; i++)); do
-    for k in "${!names[@]}"; do QUIET_RECORD=1 "$rec" "${names[$k]}" 1 "${factors[$k]}"; done
+# in_turns N FREQ CMD... -- POOL=FACTOR...: N recordings of each pool, made
+# in turns (one of each per round) so the pools share the VM's conditions,
+# which drift over minutes; each is "record POOL 1 FREQ CMD... FACTOR".
+in_turns() {
+  local n=$1 i spec
+  shift
+  local -a cmd=()
+  while [[ $1 != -- ]]; do
+    cmd+=("$1")
+    shift
   done
-  echo "  pools ${names[*]}: $n recordings each, in turns ($(elapsed) s so far)" >&2
+  shift
+  for ((i = 0; i < n; i++)); do
+    for spec in "$@"; do QUIET_RECORD=1 record "${spec%%=*}" 1 "${cmd[@]}" "${spec#*=}"; done
+  done
+  echo "  pools ${*%%=*}: $n recordings each, in turns ($(elapsed) s so far)" >&2
+}
+
+# floor_pools BASE BASE_FACTOR FACTORS_FILE: the POOL=FACTOR list of a
+# floor's pools, one a line: BASEb (a second base pool, made in turns with
+# the targets) and a pool per NAME=FACTOR line of `verdicts.py plan`.
+floor_pools() {
+  local name factor
+  echo "${1}b=$2"
+  while IFS='=' read -r name factor; do echo "${1%0}$name=$factor"; done <"$3"
 }
 
 # record POOL N CMD...: N recordings of CMD into $W/pool-POOL/NN.kprof (the
@@ -138,23 +148,12 @@ elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }
 hotcold() { record "$1" "$2" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" "$3"; }
 
 echo "recording hot-cold pools (-F $HC_FREQ, $HC_SECONDS s each)" >&2
-# pairs POOL_A POOL_B N REC...: both pools in turns (one recording of each
-# per round), so A and B share the VM's conditions, as the floor's pools do.
-pairs() {
-  local a=$1 b=$2 n=$3 i
-  shift 3
-  for ((i = 0; i < n; i++)); do
-    QUIET_RECORD=1 record "$a" 1 "$@" "$FACTOR_A"
-    QUIET_RECORD=1 record "$b" 1 "$@" "$FACTOR_B"
-  done
-  echo "  pools $a and $b: $n recordings each, in turns ($(elapsed) s so far)" >&2
-}
 if [[ -n $AA_ONLY ]]; then
   hotcold hcA "$HC_POOL" "$FACTOR_A"
 elif [[ -z $FLOOR_ONLY ]]; then
-  pairs hcA hcB "$HC_POOL" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS"
+  in_turns "$HC_POOL" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" -- "hcA=$FACTOR_A" "hcB=$FACTOR_B"
   if [[ $POWER_SECONDS != 0 ]]; then
-    pairs hpA hpB "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS"
+    in_turns "$POWER_POOL" "$HC_FREQ" "$HOTCOLD" "$POWER_SECONDS" -- "hpA=$FACTOR_A" "hpB=$FACTOR_B"
   fi
 fi
 # the floor pools
@@ -162,7 +161,8 @@ if [[ -z $AA_ONLY$POWER_ONLY ]]; then
   hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
   echo "floor pilots (--plan) on pool fl0" >&2
   python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" fl >"$W/factors.txt"
-  interleaved "$FLOOR_POOL" "$W/factors.txt" fl0 "$FLOOR_BASE_FACTOR" hotcold
+  mapfile -t pools < <(floor_pools fl0 "$FLOOR_BASE_FACTOR" "$W/factors.txt")
+  in_turns "$FLOOR_POOL" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" -- "${pools[@]}"
 fi
 
 # The compile loop: one preprocessed translation unit, compiled -O2 until
@@ -185,18 +185,16 @@ chmod +x "$JOB"
 echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
 [[ -n $FLOOR_ONLY$POWER_ONLY ]] || record cAA "$C_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" 0 1
 if [[ -z $AA_ONLY$FLOOR_ONLY ]]; then
-  for ((i = 0; i < C_PLANT_POOL; i++)); do
-    QUIET_RECORD=1 record cA 1 "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$FACTOR_A"
-    QUIET_RECORD=1 record cB 1 "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" "$C_PLANT_FACTOR"
-  done
-  echo "  pools cA and cB: $C_PLANT_POOL recordings each, in turns ($(elapsed) s so far)" >&2
+  in_turns "$C_PLANT_POOL" "$C_FREQ" "$JOB" "$C_SECONDS" "$C_SIDE_SECONDS" -- \
+    "cA=$FACTOR_A" "cB=$C_PLANT_FACTOR"
 fi
 if [[ -z $AA_ONLY$POWER_ONLY && $C_FLOOR_POOL != 0 ]]; then
-  cfloor() { record "$1" "$2" "$C_FREQ" "$JOB" "$C_FLOOR_SECONDS" "$C_FLOOR_SECONDS" "$3"; }
-  cfloor cfl0 "$C_FLOOR_BASE_POOL" "$C_FLOOR_FACTOR"
+  record cfl0 "$C_FLOOR_BASE_POOL" "$C_FREQ" "$JOB" "$C_FLOOR_SECONDS" "$C_FLOOR_SECONDS" \
+    "$C_FLOOR_FACTOR"
   echo "floor pilots (--plan) on pool cfl0" >&2
   python3 "$PY" plan "$KPROF" "$W" cfl0 "$C_FLOOR_FACTOR" "$PILOTS" cfl >"$W/c_factors.txt"
-  interleaved "$C_FLOOR_POOL" "$W/c_factors.txt" cfl0 "$C_FLOOR_FACTOR" cfloor
+  mapfile -t pools < <(floor_pools cfl0 "$C_FLOOR_FACTOR" "$W/c_factors.txt")
+  in_turns "$C_FLOOR_POOL" "$C_FREQ" "$JOB" "$C_FLOOR_SECONDS" "$C_FLOOR_SECONDS" -- "${pools[@]}"
 fi
 rm -f "$W/record.log"
 
