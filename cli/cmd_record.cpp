@@ -94,6 +94,10 @@ void add_options(CLI::App& app, Args& a) {
           },
           "HZ"))
       ->each([&a](const std::string&) { a.freq_given = true; });
+  app.add_flag_function(
+      "--no-dither", [&a](int64_t) { a.rec.dither = false; },
+      "keep a clock event's period fixed, as perf does (by default kprof re-draws it within "
+      "±50% every few samples, so no loop locks in phase with the timer)");
   app.add_flag("-a,--all-cpus", a.rec.system_wide, "every process on every CPU");
   app.add_option("-p,--pid", a.rec.pid, "an existing process and its threads")
       ->check(CLI::PositiveNumber);

@@ -332,6 +332,8 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
                         "using " + std::to_string(set.ring_pages_) +
                         " (raise kernel.perf_event_mlock_kb or run as root for bursts to fit)");
   }
+  set.first_fds_ = set.fds_.size();
+  set.pids_ = req.pids;
   perf_event_attr attr = make_attr(req, c, req.pids.front() != -1, raw);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
   set.layout_.regs_user = attr.sample_regs_user;
@@ -370,7 +372,17 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
   // The default is stored by name, so reports say what was asked for.
   *info = event_info(req, display_name(req), c.event, c.exclude_kernel, req.period,
                      std::move(info->fallback_reason));
+  set.clock_at_rate_ = req.period == 0 && is_clock_event(*info);
   return set;
+}
+
+std::vector<DitherTarget> EventSet::clock_targets() const {
+  std::vector<DitherTarget> out;
+  if (!clock_at_rate_) return out;
+  for (size_t i = 0; i < first_fds_; ++i) {
+    out.push_back({fds_[i].get(), i / pids_.size(), pids_[i % pids_.size()]});
+  }
+  return out;
 }
 
 void EventSet::enable() {

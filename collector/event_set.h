@@ -20,6 +20,7 @@
 #include "collector/events.h"
 #include "collector/off_cpu_events.h"
 #include "collector/perf_event.h"
+#include "collector/period_dither.h"
 #include "core/model.h"
 
 namespace kprof::collector {
@@ -85,9 +86,17 @@ class EventSet {
   size_t ring_pages() const { return ring_pages_; }
   // What --off-cpu opened (OffCpu::source); "" when nothing (a notice said why).
   const std::string& off_cpu_source() const { return off_cpu_source_; }
+  // The first event's fds when it is a clock event sampled at a rate (-F):
+  // what collector/period_dither.h may retune. Empty otherwise (a hardware
+  // event, whose rate the kernel keeps by retuning its period itself, or a
+  // period the user fixed with -c).
+  std::vector<DitherTarget> clock_targets() const;
 
  private:
   std::vector<Fd> fds_;
+  size_t first_fds_ = 0;  // fds_[0, first_fds_): the first event's, CPU by CPU, task by task
+  std::vector<pid_t> pids_;
+  bool clock_at_rate_ = false;
   std::vector<RingBuffer> rings_;  // after fds_: unmapped before the fds close
   SampleLayout layout_;
   size_t ring_pages_ = 0;

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <optional>
+#include <random>
 
 #include "collector/event_set.h"
 #include "collector/events.h"
@@ -97,6 +98,7 @@ struct Recorder::Impl {
   SignalScope signals;
   std::optional<Workload> workload;
   std::optional<EventSet> events;
+  std::optional<PeriodDither> dither;      // a clock event at a rate, unless --no-dither
   std::optional<SyscallCounter> syscalls;  // --syscalls, where it could open
   std::optional<ScoreFrom> score;          // --score-from
   void pass_output();                      // the workload's stdout on to ours, scanned
@@ -121,6 +123,7 @@ struct Recorder::Impl {
   void start();  // start times and /proc/stat, just before Meta is written
   void go();     // enable the events / let the workload exec
   void synthesize(pid_t pid, uint64_t time);
+  void start_dither();
   void drain(Output& out);
   void handle_signals();
   void write_chunk(ProfileWriter& w, Output& out, uint64_t& last_flush, bool force);
@@ -286,6 +289,7 @@ void Recorder::Impl::setup() {
       std::fprintf(stderr, "kprof: %s\n", run.notices[i].c_str());
     }
   }
+  start_dither();
   run.ring_pages = events->ring_pages();
   run.ring_pages_auto = opt.mmap_pages == 0;
   // System-wide, kprof samples itself reading the rings: left out when the
@@ -333,10 +337,35 @@ void Recorder::Impl::synthesize(pid_t pid, uint64_t time) {
 void Recorder::Impl::drain(Output& out) {
   // Copies only: decoding waits until recording ends (perfabi/spool.h).
   for (RingBuffer& ring : events->rings()) {
-    RingRead r = ring.drain([&](const perfabi::RingBytes& bytes) { out.spool.add(bytes); });
+    const size_t index = static_cast<size_t>(&ring - events->rings().data());
+    RingRead r = ring.drain([&](const perfabi::RingBytes& bytes) {
+      out.spool.add(bytes);
+      if (dither) dither->saw(index, bytes.first, bytes.second);
+    });
     if (r.damaged) ++damaged;
     out.spool.end_block();
   }
+  if (dither && dither->restart_due() == 0 && !dither->failure().empty()) {
+    std::fprintf(stderr, "kprof: the sampling period cannot be dithered any more (%s)\n",
+                 dither->failure().c_str());
+    dither.reset();
+  }
+}
+
+void Recorder::Impl::start_dither() {
+  const std::vector<DitherTarget> targets = events->clock_targets();
+  if (!opt.dither || targets.empty() || !run.event.use_freq || run.event.rate == 0) return;
+  const uint64_t period = 1'000'000'000 / run.event.rate;
+  dither.emplace(targets, period, events->layout(), std::random_device{}());
+  const std::string why = dither->probe();
+  if (!why.empty()) {
+    dither.reset();
+    run.notices.push_back("the clock's sampling period stays fixed (" + why +
+                          "): a loop in step with it may be seen at a few points of its round");
+    std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
+    return;
+  }
+  run.event.dither_pct = PeriodDither::kDisplayPercent;
 }
 
 void Recorder::Impl::pass_output() {
@@ -424,7 +453,7 @@ Summary Recorder::run(ProfileWriter& w) {
     const size_t last_ring = pfds.size();
     if (m.score) pfds.push_back({m.workload->stdout_pipe(), POLLIN, 0});
     while (m.running_) {
-      ::poll(pfds.data(), pfds.size(), kPollMs);
+      ::poll(pfds.data(), pfds.size(), m.dither ? m.dither->poll_ms() : kPollMs);
       if (m.score && (pfds.back().revents & (POLLIN | POLLHUP))) {
         m.pass_output();
         if (pfds.back().revents & POLLHUP) pfds.back().fd = -1;

@@ -52,7 +52,10 @@ struct RecordOptions {
   // does not beat with periodic work) below 1000 Hz, because the measured
   // overhead here was 5-30% at 1000 Hz and 30-60% at 4000 Hz.
   uint64_t freq = 499;
-  uint64_t period = 0;       // -c (or NAME:PERIOD): events per sample; 0 = use freq
+  uint64_t period = 0;  // -c (or NAME:PERIOD): events per sample; 0 = use freq
+  // A clock event at a rate: its period re-drawn as it samples, so no loop
+  // locks in phase with it (collector/period_dither.h); --no-dither: fixed.
+  bool dither = true;
   bool system_wide = false;  // -a: every task on every CPU
   pid_t pid = 0;             // -p: an existing process and its threads; 0 = none
   bool callchains = false;   // -g

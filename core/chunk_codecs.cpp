@@ -48,6 +48,7 @@ std::vector<uint8_t> encode_event(const EventInfo& e) {
   f.u8(e.exclude_kernel);
   f.u8(e.callchains);
   f.varint(e.user_stack_bytes);
+  f.varint(e.dither_pct);
   return f.take();
 }
 
@@ -65,6 +66,7 @@ EventInfo decode_event(std::span<const uint8_t> data) {
   if (f.next()) e.exclude_kernel = f.r.u8() != 0;
   if (f.next()) e.callchains = f.r.u8() != 0;
   if (f.next()) e.user_stack_bytes = static_cast<uint32_t>(f.r.varint());
+  if (f.next()) e.dither_pct = static_cast<uint32_t>(f.r.varint());
   return e;
 }
 

@@ -31,6 +31,9 @@ struct EventInfo {
   // user part of the stack was unwound from that copy (unwind/unwinder.h);
   // 0: frame pointers (or no stacks).
   uint32_t user_stack_bytes = 0;
+  // A clock event at a rate whose period kprof re-drew within ±dither_pct%
+  // as it sampled (collector/period_dither.h); 0: a fixed period, as perf's.
+  uint32_t dither_pct = 0;
   auto operator<=>(const EventInfo&) const = default;
 };
 // Whether the event counts time (cpu-clock, task-clock): its periods are ns.

@@ -248,6 +248,10 @@ void comparability_warnings(const std::vector<DiffSide>& sides,
                                                       : "different sampling modes: ") +
              base_name + " " + describe_rate(a) + ", " + name + " " + describe_rate(b));
       }
+      if ((a.dither_pct == 0) != (b.dither_pct == 0) && a.use_freq && b.use_freq) {
+        warn("the clock's period was dithered in " + (a.dither_pct != 0 ? base_name : name) +
+             " only: a loop in step with a fixed period can read differently in the other");
+      }
       if (base.cpu_model != run.run.cpu_model) {
         warn("different CPU models: " + base_name + " '" + base.cpu_model + "', " + name + " '" +
              run.run.cpu_model + "'");

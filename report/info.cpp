@@ -41,6 +41,10 @@ void add_run(TextTable& t, const RunInfo& run) {
   t.add_row({"event attr:", "type " + std::to_string(e.type) + ", config " + hex(e.config)});
   t.add_row({"sampling:", e.use_freq ? "frequency " + format_count(e.rate) + " Hz"
                                      : "period " + format_count(e.rate) + " events"});
+  if (e.dither_pct != 0) {
+    t.add_row({"period dither:", "±" + std::to_string(e.dither_pct) +
+                                     "%, re-drawn every few samples (no loop locks in phase)"});
+  }
   t.add_row({"fell back:", e.fell_back ? "yes: " + e.fallback_reason : "no"});
   t.add_row({"kernel samples:", e.exclude_kernel ? "excluded" : "included"});
   t.add_row({"callchains:", e.user_stack_bytes != 0

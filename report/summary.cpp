@@ -73,6 +73,7 @@ std::string describe_event(const EventInfo& event) {
     // not known (a listing that does not say)
   } else if (event.use_freq) {
     s += " @ " + format_count(event.rate) + " Hz";
+    if (event.dither_pct != 0) s += " (period dithered ±" + std::to_string(event.dither_pct) + "%)";
   } else {
     s += ", period " + format_count(event.rate);
   }

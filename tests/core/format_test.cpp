@@ -73,6 +73,9 @@ TEST(Format, PayloadCodecsRoundTrip) {
   EXPECT_EQ(decode_run_info(encode_run_info(testing::sample_run_info())),
             testing::sample_run_info());
   EXPECT_EQ(decode_run_info(encode_run_info(RunInfo{})), RunInfo{});
+  RunInfo dithered = testing::sample_run_info();
+  dithered.event.dither_pct = 50;  // the last field of the event's
+  EXPECT_EQ(decode_run_info(encode_run_info(dithered)).event.dither_pct, 50u);
   EXPECT_EQ(decode_summary(encode_summary(testing::sample_summary())), testing::sample_summary());
   EXPECT_EQ(decode_histogram(encode_histogram_rows(testing::sample_histogram())),
             testing::sample_histogram());

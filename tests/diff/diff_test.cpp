@@ -378,6 +378,24 @@ TEST(DiffWarnings, EventsAreWhatRanNotWhatWasAskedFor) {
   EXPECT_EQ(r.warnings[1], "different sampling modes: a 999 Hz, b period 10");
 }
 
+// A clock sampled at a fixed period on one side and a dithered one on the
+// other (an old recording, or --no-dither): a phase-locked loop can read
+// differently, so the diff says which side was dithered.
+TEST(DiffWarnings, DitheredAgainstFixedClockPeriod) {
+  DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});
+  for (DiffRun* r : {&a, &b}) r->run.event = {"", "cpu-clock", 1, 0, true, 999};
+  b.run.event.dither_pct = 50;
+  DiffResult r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0],
+            "the clock's period was dithered in b only: a loop in step with a fixed period can "
+            "read differently in the other");
+  a.run.event.dither_pct = 50;
+  r = diff_profiles({{{"", {a}}, {"", {b}}}});
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+}
+
 TEST(DiffWarnings, DifferentPeriodsFrequenciesAndCpus) {
   DiffRun a = make_run("a", {{"[kernel]", "f", Mode::Kernel, 10000}});
   DiffRun b = make_run("b", {{"[kernel]", "f", Mode::Kernel, 10000}});

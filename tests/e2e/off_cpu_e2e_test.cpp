@@ -88,8 +88,11 @@ TEST(OffCpuE2E, KnownSplitOfWallTimeAndItsStacks) {
   TempDir dir;
   const std::string out = dir.file("split.kprof");
   const uint64_t before_ns = monotonic_ns();
-  const RunResult r = run({kprof_binary(), "record", "-g", "--off-cpu", "-F", "999", "-o", out,
-                           "--", program("kprof_prog_offcpu"), "1"},
+  // A fixed period: the count of samples times it is checked against the
+  // switches' CPU time below to 2% of ~500 samples, and a dithered period's
+  // count spreads by ~5% there (its windows' random rates: bench/dither.sh).
+  const RunResult r = run({kprof_binary(), "record", "-g", "--off-cpu", "-F", "999", "--no-dither",
+                           "-o", out, "--", program("kprof_prog_offcpu"), "1"},
                           dir.path(), 60);
   const uint64_t after_ns = monotonic_ns();
   ASSERT_EQ(r.exit_code, 0) << r.describe();

@@ -1,0 +1,132 @@
+#include "collector/period_dither.h"
+
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "core/error.h"
+
+namespace kprof::collector {
+
+namespace {
+
+int ioctl_period(int fd, uint64_t period) {
+  return ::ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) == 0 ? 0 : errno;
+}
+
+// Bytes [off, off + n) of the two parts read as one.
+bool read_at(std::span<const uint8_t> a, std::span<const uint8_t> b, size_t off, size_t n,
+             void* out) {
+  if (off + n > a.size() + b.size()) return false;
+  auto* dst = static_cast<uint8_t*>(out);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = off + i;
+    dst[i] = at < a.size() ? a[at] : b[at - a.size()];
+  }
+  return true;
+}
+
+}  // namespace
+
+PeriodDither::PeriodDither(const std::vector<DitherTarget>& targets, uint64_t period_ns,
+                           const perfabi::SampleLayout& layout, uint64_t seed, SetPeriod set)
+    : period_ns_(period_ns), layout_(layout), rng_(seed), set_(std::move(set)) {
+  if (!set_) set_ = ioctl_period;
+  for (const DitherTarget& t : targets) states_.push_back({t, 0});
+}
+
+std::string PeriodDither::probe() {
+  for (State& s : states_) {
+    const int err = set_(s.target.fd, period_ns_);
+    if (err != 0) {
+      failure_ = errno_message("PERF_EVENT_IOC_PERIOD", err);
+      return failure_;
+    }
+  }
+  return "";
+}
+
+void PeriodDither::saw(size_t ring, std::span<const uint8_t> first,
+                       std::span<const uint8_t> second) {
+  const uint64_t st = layout_.sample_type;
+  // A sample's body: [IDENTIFIER] [IP] pid, tid, ... (the collector's
+  // layouts always carry IP and TID).
+  if (!(st & PERF_SAMPLE_TID)) return;
+  const size_t id_bytes = (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+  const size_t tid_off = sizeof(perf_event_header) + id_bytes + ((st & PERF_SAMPLE_IP) ? 8 : 0) + 4;
+  const size_t total = first.size() + second.size();
+  for (size_t at = 0; at + sizeof(perf_event_header) <= total;) {
+    perf_event_header h{};
+    if (!read_at(first, second, at, sizeof h, &h) || h.size < sizeof h)
+      return;  // ring_records hands whole records; stop at nonsense
+    if (h.type == PERF_RECORD_SAMPLE) {
+      uint32_t tid = 0;
+      uint64_t id = 0;
+      const bool has_tid = read_at(first, second, at + tid_off, 4, &tid);
+      bool other_event = false;
+      if (id_bytes != 0 && !layout_.kinds.empty() &&
+          read_at(first, second, at + sizeof h, 8, &id)) {
+        other_event = std::any_of(layout_.kinds.begin(), layout_.kinds.end(),
+                                  [&](const perfabi::EventId& e) { return e.id == id; });
+      }
+      if (has_tid && !other_event) {
+        for (State& s : states_) {
+          if (s.target.ring == ring &&
+              (s.target.pid == -1 || static_cast<uint32_t>(s.target.pid) == tid)) {
+            ++s.seen;
+          }
+        }
+      }
+    }
+    at += h.size;
+  }
+}
+
+size_t PeriodDither::restart_due() {
+  if (!failure_.empty()) return 0;
+  size_t n = 0;
+  for (State& s : states_) {
+    if (s.seen < s.window) continue;
+    const Draw d = draw();
+    const int err = set_(s.target.fd, d.period_ns);
+    // A task that has exited (ESRCH) takes no more samples; leave it be.
+    if (err != 0 && err != ESRCH) {
+      failure_ = errno_message("PERF_EVENT_IOC_PERIOD", err);
+      return n;
+    }
+    window_samples_ += s.seen;
+    s.seen = 0;
+    s.window = d.window;
+    ++n;
+    ++restarts_;
+  }
+  return n;
+}
+
+PeriodDither::Draw PeriodDither::draw() {
+  std::uniform_real_distribution<double> u(1.0 - kSpread, 1.0 + kSpread);
+  const double factor = u(rng_);
+  // Half a sample dropped a window: raise the rate by that share of the
+  // windows taken so far (of a look's worth before the first restart).
+  const double mean_window =
+      restarts_ == 0 ? static_cast<double>(2 * kMinWindow)
+                     : static_cast<double>(window_samples_) / static_cast<double>(restarts_);
+  const double rate = factor * (1.0 + 0.5 / std::max(1.0, mean_window));
+  Draw d;
+  d.period_ns = std::max<uint64_t>(kMinPeriodNs,
+                                   static_cast<uint64_t>(static_cast<double>(period_ns_) / rate));
+  d.window = std::max<uint64_t>(1, static_cast<uint64_t>(std::lround(factor * kMinWindow)));
+  return d;
+}
+
+int PeriodDither::poll_ms() const {
+  const uint64_t window_ms = period_ns_ * 2 * kMinWindow / 1'000'000;
+  return static_cast<int>(std::clamp<uint64_t>(window_ms, 10, 100));
+}
+
+}  // namespace kprof::collector
