@@ -67,6 +67,7 @@ echo "  recorded in $(awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f
 {
   echo "# dither.sh: $(date -Is), $(uname -r), $(nproc) CPUs, $KPROF ($(git -C "$ROOT" rev-parse --short HEAD))"
   echo "# RUNS=$RUNS SECONDS_EACH=$SECONDS_EACH FACTORS=\"$FACTORS\" ALIAS_RUNS=$ALIAS_RUNS (kinds recorded in turns)"
+  # shellcheck disable=SC2086 # FACTORS: words
   python3 - "$KPROF" "$W" "$SECONDS_EACH" $FACTORS <<'PY'
 import glob, os, statistics as st, subprocess, sys
 kprof, w, secs, factors = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]

@@ -13,6 +13,7 @@
 #   POOLS="FACTOR:SECONDS ..." (default "0.75:1 1.3:1 0.75:4": COLD_FACTOR
 #   0.75 puts kprof_cold near 20%, 1.3 near 30%); RUNS recordings a pool
 #   of 1 s, RUNS/2 of longer ones; -F 999 as bench/verdicts.sh.
+#   RECORD_ARGS="--no-dither": words added to kprof record (a fixed period).
 #   KPROF=path to analyse with another binary: ANALYSE=dir reuses the pools
 #   of an earlier run (bench/out/one-run-spread-<time>) instead of recording.
 set -euo pipefail
@@ -33,7 +34,8 @@ else
     mkdir -p "$W/$1"
     local i
     for ((i = 1; i <= $2; i++)); do
-      "$KPROF" record -F 999 -o "$(printf '%s/%s/%02d.kprof' "$W" "$1" "$i")" -- \
+      # shellcheck disable=SC2086 # RECORD_ARGS: words, e.g. --no-dither
+      "$KPROF" record -F 999 ${RECORD_ARGS:-} -o "$(printf '%s/%s/%02d.kprof' "$W" "$1" "$i")" -- \
         "$PROGRAMS/kprof_prog_hotcold" "$3" "$4" >"$W/record.log" 2>&1 ||
         die "kprof record failed: $(tail -3 "$W/record.log")"
     done

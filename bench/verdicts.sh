@@ -56,6 +56,10 @@
 #        C_FLOOR_SECONDS=2 C_FLOOR_FACTOR=0.33
 #        COMPILE_SRC=report/diff_rows.cpp (preprocessed once at the start, so
 #        edits in the tree during the run change nothing)  SEED=22
+#        RECORD_ARGS="--no-dither" (words added to every kprof record: the
+#        clock's period is dithered by default, collector/period_dither.h;
+#        the hot-cold program is the workload's first task, so it is
+#        dithered; the compile loop's processes are its children, so not)
 # Results: bench/out/verdicts-<time>.txt; recordings in bench/out/verdicts-<time>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -139,7 +143,8 @@ record() {
   first=$(find "$W/pool-$name" -name '*.kprof' | wc -l)
   for ((i = first + 1; i <= first + n; i++)); do
     f=$(printf '%s/pool-%s/%02d.kprof' "$W" "$name" "$i")
-    "$KPROF" record -F "$freq" -o "$f" -- "$@" >"$W/record.log" 2>&1 ||
+    # shellcheck disable=SC2086 # RECORD_ARGS: words, e.g. --no-dither
+    "$KPROF" record -F "$freq" ${RECORD_ARGS:-} -o "$f" -- "$@" >"$W/record.log" 2>&1 ||
       die "kprof record failed for pool $name: $(tail -3 "$W/record.log")"
   done
   [[ -n ${QUIET_RECORD:-} ]] || echo "  pool $name: $n recordings ($(elapsed) s so far)" >&2
