@@ -37,7 +37,12 @@ PeriodDither::PeriodDither(const std::vector<DitherTarget>& targets, uint64_t pe
                            const perfabi::SampleLayout& layout, uint64_t seed, SetPeriod set)
     : period_ns_(period_ns), layout_(layout), rng_(seed), set_(std::move(set)) {
   if (!set_) set_ = ioctl_period;
-  for (const DitherTarget& t : targets) states_.push_back({t, 0});
+  for (const DitherTarget& t : targets) {
+    if (t.ring >= rings_.size()) rings_.resize(t.ring + 1);
+    rings_[t.ring].emplace_back(t.pid, states_.size());
+    states_.push_back({t, 0});
+  }
+  for (auto& here : rings_) std::sort(here.begin(), here.end());
 }
 
 std::string PeriodDither::probe() {
@@ -53,33 +58,47 @@ std::string PeriodDither::probe() {
 
 void PeriodDither::saw(size_t ring, std::span<const uint8_t> first,
                        std::span<const uint8_t> second) {
+  if (ring >= rings_.size() || rings_[ring].empty()) return;
+  const std::vector<std::pair<pid_t, size_t>>& here = rings_[ring];  // by pid
+  const bool any_task = here.front().first == -1;
   const uint64_t st = layout_.sample_type;
   // A sample's body: [IDENTIFIER] [IP] pid, tid, ... (the collector's
   // layouts always carry IP and TID).
   if (!(st & PERF_SAMPLE_TID)) return;
   const size_t id_bytes = (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+  const bool ids = id_bytes != 0 && !layout_.kinds.empty();
   const size_t tid_off = sizeof(perf_event_header) + id_bytes + ((st & PERF_SAMPLE_IP) ? 8 : 0) + 4;
   const size_t total = first.size() + second.size();
   for (size_t at = 0; at + sizeof(perf_event_header) <= total;) {
     perf_event_header h{};
     if (!read_at(first, second, at, sizeof h, &h) || h.size < sizeof h)
       return;  // ring_records hands whole records; stop at nonsense
-    if (h.type == PERF_RECORD_SAMPLE) {
+    if (h.type == PERF_RECORD_SAMPLE && tid_off + 4 <= h.size) {
+      // Mostly the record lies in the first part: read it there directly.
+      const bool whole = at + h.size <= first.size();
+      const auto get = [&](size_t off, size_t n, void* out) {
+        if (whole) {
+          std::memcpy(out, first.data() + at + off, n);
+        } else {
+          read_at(first, second, at + off, n, out);
+        }
+      };
       uint32_t tid = 0;
-      uint64_t id = 0;
-      const bool has_tid = read_at(first, second, at + tid_off, 4, &tid);
+      get(tid_off, 4, &tid);
       bool other_event = false;
-      if (id_bytes != 0 && !layout_.kinds.empty() &&
-          read_at(first, second, at + sizeof h, 8, &id)) {
+      if (ids) {
+        uint64_t id = 0;
+        get(sizeof h, 8, &id);
         other_event = std::any_of(layout_.kinds.begin(), layout_.kinds.end(),
                                   [&](const perfabi::EventId& e) { return e.id == id; });
       }
-      if (has_tid && !other_event) {
-        for (State& s : states_) {
-          if (s.target.ring == ring &&
-              (s.target.pid == -1 || static_cast<uint32_t>(s.target.pid) == tid)) {
-            ++s.seen;
-          }
+      if (!other_event) {
+        if (any_task) {
+          ++states_[here.front().second].seen;
+        } else {
+          const auto it = std::lower_bound(here.begin(), here.end(),
+                                           std::pair<pid_t, size_t>(static_cast<pid_t>(tid), 0));
+          if (it != here.end() && it->first == static_cast<pid_t>(tid)) ++states_[it->second].seen;
         }
       }
     }
@@ -116,7 +135,7 @@ PeriodDither::Draw PeriodDither::draw() {
   const double mean_window =
       restarts_ == 0 ? static_cast<double>(2 * kMinWindow)
                      : static_cast<double>(window_samples_) / static_cast<double>(restarts_);
-  const double rate = factor * (1.0 + 0.5 / std::max(1.0, mean_window));
+  const double rate = factor * (1.0 + std::min(kMaxRaise, 0.5 / std::max(1.0, mean_window)));
   Draw d;
   d.period_ns = std::max<uint64_t>(kMinPeriodNs,
                                    static_cast<uint64_t>(static_cast<double>(period_ns_) / rate));

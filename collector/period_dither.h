@@ -47,6 +47,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfabi/perf_record.h"
@@ -67,6 +68,11 @@ class PeriodDither {
   static constexpr uint64_t kMinWindow = 8;  // own samples before a restart, at the nominal rate
   static constexpr uint64_t kMinPeriodNs = 10'000;  // the kernel's floor for clock timers
   static constexpr unsigned kDisplayPercent = 50;   // kSpread as EventInfo::dither_pct
+  static constexpr double kMaxRaise = 0.1;          // the half-sample raise, at most
+  // The highest rate drawn, over the nominal one: a -F this many times
+  // below kernel.perf_event_max_sample_rate is dithered (above, the kernel
+  // would throttle the fastest windows).
+  static constexpr double kMaxRateFactor = (1 + kSpread) * (1 + kMaxRaise);
 
   // Sets an event's period; returns 0 or an errno. The default is the ioctl.
   using SetPeriod = std::function<int(int fd, uint64_t period)>;
@@ -112,6 +118,9 @@ class PeriodDither {
     uint64_t window = kMinWindow;  // to take before the next
   };
   std::vector<State> states_;
+  // Per ring, its targets' (pid, index in states_), sorted: -1 (every
+  // task) comes first.
+  std::vector<std::vector<std::pair<pid_t, size_t>>> rings_;
   uint64_t period_ns_;
   perfabi::SampleLayout layout_;
   std::mt19937_64 rng_;

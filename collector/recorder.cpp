@@ -355,6 +355,16 @@ void Recorder::Impl::drain(Output& out) {
 void Recorder::Impl::start_dither() {
   const std::vector<DitherTarget> targets = events->clock_targets();
   if (!opt.dither || targets.empty() || !run.event.use_freq || run.event.rate == 0) return;
+  const int max_rate = perf_event_max_sample_rate();
+  if (max_rate > 0 &&
+      static_cast<double>(run.event.rate) * PeriodDither::kMaxRateFactor > max_rate) {
+    run.notices.push_back("the clock's sampling period stays fixed: -F " +
+                          std::to_string(run.event.rate) +
+                          " leaves no room under kernel.perf_event_max_sample_rate (" +
+                          std::to_string(max_rate) + ") to dither it");
+    std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
+    return;
+  }
   const uint64_t period = 1'000'000'000 / run.event.rate;
   dither.emplace(targets, period, events->layout(), std::random_device{}());
   const std::string why = dither->probe();

@@ -70,6 +70,24 @@ TEST(PeriodDither, RestartsATaskOnlyAfterAWindowOfItsOwnSamples) {
   EXPECT_EQ(d.restarts(), 1u);
 }
 
+// -p PID: one event per thread and CPU, the threads' samples in their CPU's
+// ring; each counts its own.
+TEST(PeriodDither, EachThreadOfARingCountsItsOwn) {
+  SetCalls set;
+  PeriodDither d({{5, 0, 100}, {4, 0, 42}, {3, 0, 7}, {6, 1, 42}}, kPeriod,
+                 perfabi::testing::kLayout, 1, set.fn());
+  feed(d, 0, 42, PeriodDither::kMinWindow);
+  feed(d, 0, 100, PeriodDither::kMinWindow - 1);
+  feed(d, 0, 8, 100);
+  EXPECT_EQ(d.restart_due(), 1u);
+  ASSERT_EQ(set.calls.size(), 1u);
+  EXPECT_EQ(set.calls[0].first, 4);
+  feed(d, 0, 100, 1);
+  EXPECT_EQ(d.restart_due(), 1u);
+  ASSERT_EQ(set.calls.size(), 2u);
+  EXPECT_EQ(set.calls[1].first, 5);
+}
+
 TEST(PeriodDither, EveryTaskOfACpuCountsForASystemWideEvent) {
   SetCalls set;
   PeriodDither d({{5, 1, -1}}, kPeriod, perfabi::testing::kLayout, 1, set.fn());
