@@ -33,6 +33,10 @@
 //   at ±50% for fixed counts; 2% low for the latter, measured);
 // - a restart drops half a sample on average (the part of a period already
 //   counted), so the rates are raised by half a sample's share of a window.
+// The windows' random rates do add noise to a recording's count of samples
+// (SD ~40 in 1,000 against Poisson's 32, bench/dither.sh); it scales every
+// row of a window alike, so shares do not see it, but a count times the
+// period is a rougher measure of CPU time than at a fixed period.
 //
 // What it reaches: the events kprof opened itself: every CPU's with -a, each
 // listed thread's with -p, and the workload's first task (its main thread).
