@@ -71,8 +71,10 @@ void PeriodDither::saw(size_t ring, std::span<const uint8_t> first,
   const size_t total = first.size() + second.size();
   for (size_t at = 0; at + sizeof(perf_event_header) <= total;) {
     perf_event_header h{};
-    if (!read_at(first, second, at, sizeof h, &h) || h.size < sizeof h)
-      return;  // ring_records hands whole records; stop at nonsense
+    // ring_records hands whole records; stop at nonsense.
+    if (!read_at(first, second, at, sizeof h, &h) || h.size < sizeof h || h.size > total - at) {
+      return;
+    }
     if (h.type == PERF_RECORD_SAMPLE && tid_off + 4 <= h.size) {
       // Mostly the record lies in the first part: read it there directly.
       const bool whole = at + h.size <= first.size();

@@ -1,4 +1,6 @@
-// Fuzzes the ring-buffer reader and the perf record decoder together.
+// Fuzzes the ring-buffer reader and the perf record decoder together, and
+// the period dither's sample count (collector/period_dither.h), which reads
+// the same two parts of the ring the recorder hands it.
 // Input: byte 0 picks a sample layout, bytes 1-2 the tail offset; the rest is
 // the ring (cut to a power of two) whose records are all decoded.
 #include <linux/perf_event.h>
@@ -8,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "collector/period_dither.h"
 #include "core/error.h"
 #include "perfabi/perf_record.h"
 
@@ -66,6 +69,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       at += n;
     }
     if (records != r.records) __builtin_trap();
+    // Every task on ring 0, and one thread (the tid of the first sample
+    // layout's test records, 11): counted without reading past the parts.
+    kprof::collector::PeriodDither dither({{-1, 0, -1}, {-1, 0, 11}}, 1'000'000, layout, 1,
+                                          [](int, uint64_t) { return 0; });
+    dither.saw(0, bytes.first, bytes.second);
+    dither.saw(1, bytes.first, bytes.second);  // a ring without targets
+    dither.restart_due();
   };
   // Head at every distance up to the ring size exercises wrap and damage paths.
   read(tail + ring);

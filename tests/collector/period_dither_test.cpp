@@ -114,6 +114,27 @@ TEST(PeriodDither, RecordsCutByTheRingsWrapAreCountedOnce) {
   }
 }
 
+// Bytes that are not whole records (a size below a header's, a sample cut
+// short, a size past the end) are not counted and not read past: counting
+// stops there, and the next whole records count again.
+TEST(PeriodDither, BrokenRecordsAreNotCountedOrReadPast) {
+  SetCalls set;
+  PeriodDither d({{3, 0, 42}}, kPeriod, perfabi::testing::kLayout, 1, set.fn());
+  std::vector<uint8_t> zero_size = sample(42);
+  zero_size[6] = zero_size[7] = 0;
+  std::vector<uint8_t> short_sample = PerfRecord(PERF_RECORD_SAMPLE).u64(0x401000).done();
+  std::vector<uint8_t> past_end = sample(42);
+  past_end[6] = 0xff;
+  for (const auto& bad : {zero_size, short_sample, past_end}) {
+    for (int i = 0; i < 20; ++i) d.saw(0, bad);
+    d.saw(0, std::span(bad).first(3));  // not even a header
+  }
+  EXPECT_EQ(d.restart_due(), 0u);
+  EXPECT_TRUE(set.calls.empty());
+  feed(d, 0, 42, PeriodDither::kMinWindow);
+  EXPECT_EQ(d.restart_due(), 1u);
+}
+
 // With -e A,B or --off-cpu the rings hold other events' samples too, told
 // apart by PERF_SAMPLE_IDENTIFIER: they are not the clock's.
 TEST(PeriodDither, OtherEventsSamplesAreNotCounted) {
