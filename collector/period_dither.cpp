@@ -35,8 +35,10 @@ bool read_at(std::span<const uint8_t> a, std::span<const uint8_t> b, size_t off,
 
 PeriodDither::PeriodDither(const std::vector<DitherTarget>& targets, uint64_t period_ns,
                            const perfabi::SampleLayout& layout, uint64_t seed, SetPeriod set)
-    : period_ns_(period_ns), layout_(layout), rng_(seed), set_(std::move(set)) {
+    : period_ns_(period_ns), sample_type_(layout.sample_type), rng_(seed), set_(std::move(set)) {
   if (!set_) set_ = ioctl_period;
+  for (const perfabi::EventId& e : layout.kinds) other_ids_.push_back(e.id);
+  std::sort(other_ids_.begin(), other_ids_.end());
   for (const DitherTarget& t : targets) {
     if (t.ring >= rings_.size()) rings_.resize(t.ring + 1);
     rings_[t.ring].emplace_back(t.pid, states_.size());
@@ -61,12 +63,12 @@ void PeriodDither::saw(size_t ring, std::span<const uint8_t> first,
   if (ring >= rings_.size() || rings_[ring].empty()) return;
   const std::vector<std::pair<pid_t, size_t>>& here = rings_[ring];  // by pid
   const bool any_task = here.front().first == -1;
-  const uint64_t st = layout_.sample_type;
+  const uint64_t st = sample_type_;
   // A sample's body: [IDENTIFIER] [IP] pid, tid, ... (the collector's
   // layouts always carry IP and TID).
   if (!(st & PERF_SAMPLE_TID)) return;
   const size_t id_bytes = (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-  const bool ids = id_bytes != 0 && !layout_.kinds.empty();
+  const bool ids = id_bytes != 0 && !other_ids_.empty();
   const size_t tid_off = sizeof(perf_event_header) + id_bytes + ((st & PERF_SAMPLE_IP) ? 8 : 0) + 4;
   const size_t total = first.size() + second.size();
   for (size_t at = 0; at + sizeof(perf_event_header) <= total;) {
@@ -91,8 +93,7 @@ void PeriodDither::saw(size_t ring, std::span<const uint8_t> first,
       if (ids) {
         uint64_t id = 0;
         get(sizeof h, 8, &id);
-        other_event = std::any_of(layout_.kinds.begin(), layout_.kinds.end(),
-                                  [&](const perfabi::EventId& e) { return e.id == id; });
+        other_event = std::binary_search(other_ids_.begin(), other_ids_.end(), id);
       }
       if (!other_event) {
         if (any_task) {

@@ -71,8 +71,9 @@ class PeriodDither {
   static constexpr double kSpread = 0.5;     // rates within ±50% of nominal
   static constexpr uint64_t kMinWindow = 8;  // own samples before a restart, at the nominal rate
   static constexpr uint64_t kMinPeriodNs = 10'000;  // the kernel's floor for clock timers
-  static constexpr unsigned kDisplayPercent = 50;   // kSpread as EventInfo::dither_pct
-  static constexpr double kMaxRaise = 0.1;          // the half-sample raise, at most
+  // kSpread as EventInfo::dither_pct.
+  static constexpr auto kDisplayPercent = static_cast<unsigned>(kSpread * 100);
+  static constexpr double kMaxRaise = 0.1;  // the half-sample raise, at most
   // The highest rate drawn, over the nominal one: a -F this many times
   // below kernel.perf_event_max_sample_rate is dithered (above, the kernel
   // would throttle the fastest windows).
@@ -126,7 +127,8 @@ class PeriodDither {
   // task) comes first.
   std::vector<std::vector<std::pair<pid_t, size_t>>> rings_;
   uint64_t period_ns_;
-  perfabi::SampleLayout layout_;
+  uint64_t sample_type_;
+  std::vector<uint64_t> other_ids_;  // sorted: the other events' samples (layout's kinds)
   std::mt19937_64 rng_;
   SetPeriod set_;
   uint64_t restarts_ = 0;

@@ -345,7 +345,9 @@ void Recorder::Impl::drain(Output& out) {
     if (r.damaged) ++damaged;
     out.spool.end_block();
   }
-  if (dither && dither->restart_due() == 0 && !dither->failure().empty()) {
+  if (!dither) return;
+  dither->restart_due();
+  if (!dither->failure().empty()) {
     std::fprintf(stderr, "kprof: the sampling period cannot be dithered any more (%s)\n",
                  dither->failure().c_str());
     dither.reset();
@@ -354,7 +356,7 @@ void Recorder::Impl::drain(Output& out) {
 
 void Recorder::Impl::start_dither() {
   const std::vector<DitherTarget> targets = events->clock_targets();
-  if (!opt.dither || targets.empty() || !run.event.use_freq || run.event.rate == 0) return;
+  if (!opt.dither || targets.empty() || run.event.rate == 0) return;  // targets: at a rate
   const int max_rate = perf_event_max_sample_rate();
   if (max_rate > 0 &&
       static_cast<double>(run.event.rate) * PeriodDither::kMaxRateFactor > max_rate) {
