@@ -207,8 +207,12 @@ std::string diff_noise_line(const DiffResult& r, size_t s) {
           "moderated t (each row's spread shrunk toward its runs' own spread over time "
           "slices, with " +
           printf_string("%.0f", spread->prior.df) + " prior df; one run's sampling spread " +
-          printf_string("%.2g", r.slice_dispersion[s]) + "x binomial's) " + level +
-          " interval on Δpp";
+          printf_string("%.2g", r.slice_dispersion[s]) + "x binomial's" +
+          (spread->prior.scale > 1
+               ? "; between runs " + printf_string("%.2g", spread->prior.scale) +
+                     "x that, a jitter the slices cannot see"
+               : std::string()) +
+          ") " + level + " interval on Δpp";
     } else if (spread && spread->fitted()) {
       const std::vector<double>& outlier_df = spread->prior.outlier_df;
       line += "moderated t (each row's spread shrunk toward the fit over " +

@@ -265,8 +265,9 @@ TEST(RunSpreadFit, RecoversTheModel) {
 }
 
 // Too few rows to fit a prior (a program of two functions): with time
-// slices the slices give it, as long as the rows spread no more than the
-// slices say; rows that spread far more fall back to Welch's (no prior).
+// slices the slices give it, scaled up to the runs' own spread where that is
+// larger, as long as the rows spread no more than chance allows of the
+// slices' value; rows that spread far more fall back to Welch's (no prior).
 TEST(RunSpreadFit, FewRowsTakeThePriorFromTheSlices) {
   const std::vector<uint64_t> run_samples(6, 1000);
   const double a = 0.5 / 1000;  // a dispersion of 0.5
@@ -286,8 +287,23 @@ TEST(RunSpreadFit, FewRowsTakeThePriorFromTheSlices) {
   EXPECT_DOUBLE_EQ(sliced.a, a);
   EXPECT_EQ(sliced.b, 0);
   EXPECT_EQ(sliced.prior.df, 6 * 31);
-  EXPECT_EQ(sliced.prior.scale, 1);
+  EXPECT_NEAR(sliced.prior.scale, 1, 1e-9);
   EXPECT_DOUBLE_EQ(sliced.dispersion, 0.5);
+  // Runs that spread 1.5x what their slices say (within what chance allows
+  // of them): the slices' prior, scaled to the runs' spread, so a run-level
+  // jitter the slices cannot see is not left out of the test.
+  const auto jittery = rows_with(1.5);
+  const std::vector<RunShares> jittery_rows = {{jittery[0], jittery[0]}, {jittery[1], jittery[1]}};
+  const RunSpread scaled = fit_run_spread(run_samples, jittery_rows, 0.5, 6 * 31);
+  EXPECT_TRUE(scaled.from_slices);
+  EXPECT_NEAR(scaled.prior.scale, 1.5, 1e-9);
+  EXPECT_NEAR(scaled.var(0.3), 1.5 * a * 0.3 * 0.7, 1e-12);
+  // Runs that spread less than their slices say: never below the slices.
+  const auto quiet = rows_with(0.25);
+  const std::vector<RunShares> quiet_rows = {{quiet[0], quiet[0]}, {quiet[1], quiet[1]}};
+  const RunSpread floor = fit_run_spread(run_samples, quiet_rows, 0.5, 6 * 31);
+  EXPECT_TRUE(floor.from_slices);
+  EXPECT_EQ(floor.prior.scale, 1);
   // Without slices: Welch's path, a binomial's.
   const RunSpread plain = fit_run_spread(run_samples, rows);
   EXPECT_FALSE(plain.fitted());
