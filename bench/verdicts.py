@@ -243,6 +243,28 @@ def factor_for(base_factor, base_share, target_share, program_share):
     return base_factor * odds(target_share) / odds(base_share)
 
 
+def pilot_floors(kprof, files, k, pilots, share, rng):
+    """The floors `kprof diff --plan --floor-at SHARE` prints over PILOTS
+    disjoint (where the pool allows) k vs k A/A comparisons of `files`:
+    (floors, rows tested, the share printed nearest SHARE, text lines)."""
+    comps = aa_comparisons(files, k, pilots, rng)
+    comps = [c for c in comps if c[2] == 0] or comps  # disjoint where the pool allows
+    got, tested_rows, lines = [], [], []
+    at = None
+    for a, b, _ in comps:
+        text, floors, tested = run_plan(kprof, a, b, share)
+        if tested:
+            tested_rows.append(tested)
+        if not floors:
+            sys.exit("verdicts.py: no floor in --plan output:\n" + text)
+        at = min(floors, key=lambda s: abs(s - share))
+        got.append(floors[at])
+        printed = "   ".join("%g%%: %s" % (s, "beyond reach" if math.isinf(v) else
+                                             "±%g pp" % v) for s, v in sorted(floors.items()))
+        lines.append("  %dv%d pilot (%d rows tested): %s" % (k, k, tested or 0, printed))
+    return got, tested_rows, at, lines
+
+
 def cmd_plan(kprof, work, base_pool, base_factor, pilots, floor_set="fl"):
     base_factor, pilots = float(base_factor), int(pilots)
     files = pool(work, base_pool)
@@ -256,21 +278,8 @@ def cmd_plan(kprof, work, base_pool, base_factor, pilots, floor_set="fl"):
               "kinds": {}}
     factors = {}
     for k in (1, 3):
-        comps = aa_comparisons(files, k, pilots, rng)
-        comps = [c for c in comps if c[2] == 0] or comps  # disjoint where the pool allows
-        got, tested_rows = [], []
-        at = None
-        for a, b, _ in comps:
-            text, floors, tested = run_plan(kprof, a, b, base_share)
-            if tested:
-                tested_rows.append(tested)
-            if not floors:
-                sys.exit("verdicts.py: no floor in --plan output:\n" + text)
-            at = min(floors, key=lambda s: abs(s - base_share))
-            got.append(floors[at])
-            printed = "   ".join("%g%%: %s" % (s, "beyond reach" if math.isinf(v) else
-                                                 "±%g pp" % v) for s, v in sorted(floors.items()))
-            lines.append("  %dv%d pilot (%d rows tested): %s" % (k, k, tested or 0, printed))
+        got, tested_rows, at, text = pilot_floors(kprof, files, k, pilots, base_share, rng)
+        lines += text
         finite = [g for g in got if math.isfinite(g)]
         floor = statistics.median(got) if got else math.inf
         kind = {"pilots": len(got), "share_at": at, "floor": floor, "floors": got,
@@ -555,6 +564,18 @@ def floor_section(out, kprof, work, n, rng, coverage, seen):
         out("  (the comparisons below pair %s with each target pool)" % base_name)
         for k in (1, 3):
             kind = fl["kinds"].get(str(k), {})
+            # The floor of pilots from the pool compared, made in turns with
+            # the targets: the conditions the comparisons ran in (the first
+            # pilots' pool came minutes earlier, and the VM's noise drifts).
+            turn_floor = None
+            if base_name != fl["base_pool"] and kind.get("pilots"):
+                got, _, _, _ = pilot_floors(kprof, base, k, kind["pilots"], base_share,
+                                            random.Random(22))
+                turn_floor = statistics.median(got) if got else None
+                if turn_floor is not None:
+                    out("  %dv%d floor of %d pilots from %s (made in turns with the targets): %s" %
+                        (k, k, len(got), base_name, "beyond reach" if math.isinf(turn_floor)
+                         else "±%.2f pp" % turn_floor))
             for tag in ("hi", "lo"):
                 if tag not in kind:
                     continue
@@ -574,6 +595,10 @@ def floor_section(out, kprof, work, n, rng, coverage, seen):
                             100 * predicted_rate(true / floor, kind["tested"]), true / floor,
                             kind["tested"], 100 * predicted_rate(0.5, kind["tested"]),
                             100 * predicted_rate(1.25, kind["tested"])))
+                if turn_floor and math.isfinite(turn_floor) and kind.get("tested"):
+                    out("    against the in-turn pilots' floor: %.2fx, where the curve predicts "
+                        "%.0f%%" % (true / turn_floor,
+                                    100 * predicted_rate(true / turn_floor, kind["tested"])))
                 comps = ab_comparisons(base, files, k, n, rng)
                 planted_section(out, kprof, "%s %.2fx" % (floor_set, kind[tag]["mult"]), comps,
                                 true, coverage, seen)

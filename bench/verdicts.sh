@@ -25,6 +25,9 @@
 #      cfl0b) that they are compared with, so both sides share the VM's
 #      conditions (made one after the other, a pool could spread 2-4x as
 #      much as the one before it);
+#      each change is also given against the floor of pilots from the pool it
+#      is compared with (made in turns with the targets: the conditions the
+#      comparisons ran in), with the curve's rate there;
 #   4. coverage: how often the printed interval for kprof_cold's Δpp holds
 #      the true change (difference of the pools' mean shares) on the planted
 #      changes, next to the printed level.
