@@ -186,4 +186,12 @@ std::string golden_mismatch(const std::string& name, const std::string& actual) 
                                KPROF_TEST_BINARY_DIR, name, actual);
 }
 
+bool any_flagged(const DiffResult& r) {
+  for (const DiffRow& row : r.rows) {
+    const DiffCompare& c = row.vs_base[1];
+    if (c.sided != Sidedness::Neither && !c.untested && !c.within_noise) return true;
+  }
+  return false;
+}
+
 }  // namespace kprof::difftest

@@ -31,6 +31,9 @@ DiffRun make_run(const std::string& release, const std::vector<Entry>& entries);
 // Side 0: 2.6.18-164.el5, score 1.000; side 1: 2.6.33-rc4, score 0.992.
 DiffInput seed_oltp_input();
 
+// Whether side 1 of `r` flagged any row it tested (not noise, not untested).
+bool any_flagged(const DiffResult& r);
+
 // Compares `actual` with tests/diff/golden/<name>. KPROF_UPDATE_GOLDEN=1
 // rewrites the golden file. On mismatch writes <test build dir>/<name>.actual
 // and returns `diff -u golden actual`; "" when equal.

@@ -24,6 +24,7 @@
 namespace kprof {
 namespace {
 
+using difftest::any_flagged;
 using difftest::Draws;
 
 constexpr size_t kSlices = 32;
@@ -58,14 +59,6 @@ DiffResult three_a_side(Draws& d) {
   in.sides = {{"base", {draw_run(d), draw_run(d), draw_run(d)}},
               {"new", {draw_run(d), draw_run(d), draw_run(d)}}};
   return diff_profiles(in);
-}
-
-bool any_flagged(const DiffResult& r) {
-  for (const DiffRow& row : r.rows) {
-    const DiffCompare& c = row.vs_base[1];
-    if (c.sided != Sidedness::Neither && !c.untested && !c.within_noise) return true;
-  }
-  return false;
 }
 
 TEST(RunJitterSim, ThreeASideAAStaysNearTheFalseDiscoveryRate) {

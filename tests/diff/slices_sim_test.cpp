@@ -32,6 +32,7 @@
 namespace kprof {
 namespace {
 
+using difftest::any_flagged;
 using difftest::Draws;
 using difftest::Entry;
 
@@ -111,14 +112,6 @@ const DiffRow* row_named(const DiffResult& r, const std::string& name) {
     if (row.name == name) return &row;
   }
   return nullptr;
-}
-
-bool any_flagged(const DiffResult& r) {
-  for (const DiffRow& row : r.rows) {
-    const DiffCompare& c = row.vs_base[1];
-    if (c.sided != Sidedness::Neither && !c.untested && !c.within_noise) return true;
-  }
-  return false;
 }
 
 TEST(SliceSim, AAOneVsOneStaysWithinTheFalseDiscoveryRateWhereBinomialCountsDoNot) {
