@@ -304,6 +304,12 @@ TEST(RunSpreadFit, FewRowsTakeThePriorFromTheSlices) {
   const RunSpread floor = fit_run_spread(run_samples, quiet_rows, 0.5, 6 * 31);
   EXPECT_TRUE(floor.from_slices);
   EXPECT_EQ(floor.prior.scale, 1);
+  // Runs that do not spread at all: the same.
+  const auto same = rows_with(0);
+  const std::vector<RunShares> same_rows = {{same[0], same[0]}, {same[1], same[1]}};
+  const RunSpread still = fit_run_spread(run_samples, same_rows, 0.5, 6 * 31);
+  EXPECT_TRUE(still.from_slices);
+  EXPECT_EQ(still.prior.scale, 1);
   // Without slices: Welch's path, a binomial's.
   const RunSpread plain = fit_run_spread(run_samples, rows);
   EXPECT_FALSE(plain.fitted());
