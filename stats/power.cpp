@@ -226,12 +226,11 @@ void fit_trend(const std::vector<SpreadPoint>& pts, bool fit_a, double& a, doubl
   }
 }
 
-// Whether the rows' pooled variances about a p (1 - p) are no larger than
-// the slices' estimate of it allows: their ratio below the upper 5% point of
-// F(the rows' df, slice_df).
-// Returns that ratio (the runs' spread against the slices'; 0 for runs
-// that do not spread at all), or -1 when it is larger.
-double within_slices(const std::vector<SpreadPoint>& pts, double a, double slice_df) {
+// The rows' pooled variances about a p (1 - p), the slices' estimate of
+// it, over that estimate (the runs' spread against the slices'; 0 for runs
+// that do not spread at all), or -1 where the ratio is larger than chance
+// allows: above the upper 5% point of F(the rows' df, slice_df).
+double runs_over_slices(const std::vector<SpreadPoint>& pts, double a, double slice_df) {
   double ratio = 0, df = 0;
   for (const SpreadPoint& q : pts) {
     ratio += q.df * q.v / (a * q.x);
@@ -291,7 +290,7 @@ RunSpread fit_run_spread(std::span<const uint64_t> run_samples, std::span<const 
     out.a = sampling_a;
     out.b = 0;
     const double ratio =
-        slice_df > 0 && out.a > 0 && !pts.empty() ? within_slices(pts, out.a, slice_df) : -1;
+        slice_df > 0 && out.a > 0 && !pts.empty() ? runs_over_slices(pts, out.a, slice_df) : -1;
     if (ratio >= 0) {
       // Never below the slices' value; above it where the runs say so.
       out.from_slices = true;
