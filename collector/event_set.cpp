@@ -81,6 +81,12 @@ perf_event_attr make_attr(const EventRequest& req, const AttrChoice& c, bool inh
   return attr;
 }
 
+// A task's event is inherited by the tasks it starts; a CPU's (system-wide,
+// or a cgroup's) sees them without.
+bool inherits(const EventRequest& req, pid_t pid) {
+  return pid != -1 && !req.cgroup;
+}
+
 struct Failure {
   int err = 0;
   pid_t pid = 0;
@@ -93,9 +99,9 @@ Failure open_all(const EventRequest& req, const AttrChoice& c, const std::vector
   fds.clear();
   for (int cpu : cpus) {
     for (pid_t pid : req.pids) {
-      perf_event_attr attr = make_attr(req, c, pid != -1, raw);
+      perf_event_attr attr = make_attr(req, c, inherits(req, pid), raw);
       int err = 0;
-      Fd fd = open_perf_event(attr, pid, cpu, -1, &err);
+      Fd fd = open_perf_event(attr, pid, cpu, -1, &err, req.cgroup);
       if (err != 0) {
         fds.clear();
         return {err, pid, cpu};
@@ -191,7 +197,7 @@ int open_into_rings(const perf_event_attr& attr, const EventRequest& req,
   int err = 0;
   for (size_t c = 0; c < cpus.size() && err == 0; ++c) {
     for (pid_t pid : req.pids) {
-      Fd fd = open_perf_event(attr, pid, cpus[c], -1, &err);
+      Fd fd = open_perf_event(attr, pid, cpus[c], -1, &err, req.cgroup);
       uint64_t id = 0;
       if (err == 0 && (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0 ||
                        ::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, rings[c].fd()) != 0)) {
@@ -271,6 +277,9 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
                           "): a blocked thread's wait after its wakeup counts as blocked");
     }
   }
+  if (req.off_cpu && req.cgroup) {
+    throw Error("--off-cpu follows tasks, not a cgroup (collector/recorder.cpp)");
+  }
   const bool raw = wakeup.has_value();
   for (int attempt = 0;; ++attempt) {
     Failure f = open_all(req, c, cpus, raw, set.fds_);
@@ -334,7 +343,8 @@ EventSet EventSet::open(const EventRequest& req, RunInfo* run) {
   }
   set.first_fds_ = set.fds_.size();
   set.pids_ = req.pids;
-  perf_event_attr attr = make_attr(req, c, req.pids.front() != -1, raw);
+  set.cgroup_ = req.cgroup;
+  perf_event_attr attr = make_attr(req, c, inherits(req, req.pids.front()), raw);
   set.layout_ = SampleLayout{attr.sample_type, attr.sample_id_all != 0};
   set.layout_.regs_user = attr.sample_regs_user;
   const bool kernel_refused = c.exclude_kernel && !req.event.exclude_kernel;
@@ -380,7 +390,7 @@ std::vector<DitherTarget> EventSet::clock_targets() const {
   std::vector<DitherTarget> out;
   if (!clock_at_rate_) return out;
   for (size_t i = 0; i < first_fds_; ++i) {
-    out.push_back({fds_[i].get(), i / pids_.size(), pids_[i % pids_.size()]});
+    out.push_back({fds_[i].get(), i / pids_.size(), cgroup_ ? -1 : pids_[i % pids_.size()]});
   }
   return out;
 }

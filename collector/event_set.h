@@ -48,7 +48,11 @@ struct EventRequest {
   // the user registers; the kernel walks only its own part of the stack).
   // 0: frame pointers.
   uint32_t user_stack = 0;
-  std::vector<pid_t> pids;      // tasks to follow; {-1} = every task (system-wide)
+  std::vector<pid_t> pids;  // tasks to follow; {-1} = every task (system-wide)
+  // pids = {a cgroup directory's fd}: every task in that cgroup, one event
+  // per CPU (PERF_FLAG_PID_CGROUP), not inherited, so each event is kprof's
+  // to retune (collector/period_dither.h), where an inherited one is not.
+  bool cgroup = false;
   bool enable_on_exec = false;  // workload mode: counting starts at the child's exec
   size_t mmap_pages = 0;        // data pages per ring (power of two); 0: auto_ring_pages()
   // --off-cpu: also the context-switch and wakeup events of
@@ -96,6 +100,7 @@ class EventSet {
   std::vector<Fd> fds_;
   size_t first_fds_ = 0;  // fds_[0, first_fds_): the first event's, CPU by CPU, task by task
   std::vector<pid_t> pids_;
+  bool cgroup_ = false;  // EventRequest::cgroup
   bool clock_at_rate_ = false;
   std::vector<RingBuffer> rings_;  // after fds_: unmapped before the fds close
   SampleLayout layout_;

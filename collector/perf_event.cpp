@@ -14,8 +14,10 @@
 
 namespace kprof::collector {
 
-Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err) {
-  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err,
+                   bool cgroup) {
+  const unsigned long flags = PERF_FLAG_FD_CLOEXEC | (cgroup ? PERF_FLAG_PID_CGROUP : 0UL);
+  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags);
   *err = fd < 0 ? errno : 0;
   return Fd(fd < 0 ? -1 : static_cast<int>(fd));
 }

@@ -22,8 +22,10 @@
 namespace kprof::collector {
 
 // perf_event_open(2) with O_CLOEXEC. On failure returns an invalid Fd and
-// stores errno in *err (0 on success).
-Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err);
+// stores errno in *err (0 on success). With `cgroup`, pid is a cgroup
+// directory's fd (PERF_FLAG_PID_CGROUP): every task in it, on CPU `cpu`.
+Fd open_perf_event(const perf_event_attr& attr, pid_t pid, int cpu, int group_fd, int* err,
+                   bool cgroup = false);
 
 // The decoding itself is the perf ABI library's; the collector uses it.
 using perfabi::RingRead;

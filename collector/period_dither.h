@@ -39,9 +39,13 @@
 // period is a rougher measure of CPU time than at a fixed period.
 //
 // What it reaches: the events kprof opened itself: every CPU's with -a, each
-// listed thread's with -p, and the workload's first task (its main thread).
-// Tasks the workload forks or threads it starts afterwards inherit an event
-// the kernel does not let kprof retune; they sample at the nominal period.
+// listed thread's with -p, and for a workload every CPU's limited to the
+// workload's own cgroup (collector/workload_cgroup.h), so the processes and
+// threads it starts are dithered too. Where kprof cannot make that cgroup
+// (not root, no cgroup2), or with --off-cpu, it follows the workload's first
+// task, whose event the tasks it starts inherit: the kernel does not let
+// kprof retune those copies, so they sample at the nominal period (a notice
+// says so).
 #pragma once
 
 #include <sys/types.h>

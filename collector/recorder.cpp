@@ -21,6 +21,7 @@
 #include "collector/score_from.h"
 #include "collector/syscall_counter.h"
 #include "collector/workload.h"
+#include "collector/workload_cgroup.h"
 #include "core/bytes.h"
 #include "core/chunk_codecs.h"
 #include "core/error.h"
@@ -96,6 +97,9 @@ double cpu_seconds(const timeval& tv) {
 struct Recorder::Impl {
   RecordOptions opt;
   SignalScope signals;
+  // Before the workload, so it is emptied and removed after the workload is reaped.
+  std::optional<WorkloadCgroup> cgroup;  // the workload's tasks, where kprof could make one
+  std::string no_cgroup;                 // why not, where it tried
   std::optional<Workload> workload;
   std::optional<EventSet> events;
   std::optional<PeriodDither> dither;      // a clock event at a rate, unless --no-dither
@@ -123,6 +127,7 @@ struct Recorder::Impl {
   void start();  // start times and /proc/stat, just before Meta is written
   void go();     // enable the events / let the workload exec
   void synthesize(pid_t pid, uint64_t time);
+  void follow_in_cgroup(EventRequest& req);
   void start_dither();
   void drain(Output& out);
   void handle_signals();
@@ -250,6 +255,7 @@ void Recorder::Impl::setup() {
   } else if (workload) {
     req.pids = {workload->pid()};
     req.enable_on_exec = true;
+    follow_in_cgroup(req);
   } else {
     throw Error("nothing to record: give a command, -a or -p PID");
   }
@@ -284,7 +290,11 @@ void Recorder::Impl::setup() {
   events = EventSet::open(req, &run);
   if (opt.syscalls || !opt.syscalls_only.empty()) {
     const size_t before = run.notices.size();
-    syscalls = SyscallCounter::open(req.pids, req.enable_on_exec, opt.syscalls_only, &run.notices);
+    // Counted, not sampled: the workload's task and what it starts (inherited) will do.
+    syscalls =
+        req.cgroup
+            ? SyscallCounter::open({workload->pid()}, true, opt.syscalls_only, &run.notices)
+            : SyscallCounter::open(req.pids, req.enable_on_exec, opt.syscalls_only, &run.notices);
     for (size_t i = before; i < run.notices.size(); ++i) {
       std::fprintf(stderr, "kprof: %s\n", run.notices[i].c_str());
     }
@@ -304,7 +314,17 @@ void Recorder::Impl::start() {
 }
 
 void Recorder::Impl::go() {
-  if (!workload || opt.system_wide) {
+  if (cgroup) {
+    // A cgroup's events are on before the exec (they cannot wait for it):
+    // what they catch of the exec's start, before the kernel names the task,
+    // goes under the name it is about to take (the command's, cut to 15
+    // characters as the kernel cuts it), not under no name at all.
+    const std::string& cmd = opt.command.front();
+    const auto pid = static_cast<uint32_t>(workload->pid());
+    synthesized.on_comm(
+        Comm{run.start_monotonic_ns, pid, pid, false, cmd.substr(cmd.rfind('/') + 1, 15)});
+    events->enable();  // the syscall counter follows the task: enabled by the exec
+  } else if (!workload || opt.system_wide) {
     events->enable();
     if (syscalls) syscalls->enable();
   }
@@ -354,6 +374,25 @@ void Recorder::Impl::drain(Output& out) {
   }
 }
 
+// A workload whose clock is to be dithered: its tasks in a cgroup of their
+// own, followed by per-CPU events (collector/workload_cgroup.h), so the
+// tasks it starts are dithered too. Not with --off-cpu (whose switch events
+// follow the tasks themselves) or a fixed period.
+void Recorder::Impl::follow_in_cgroup(EventRequest& req) {
+  if (!opt.dither || opt.period != 0 || opt.off_cpu) return;
+  std::optional<WorkloadCgroup> made = WorkloadCgroup::create(&no_cgroup);
+  if (!made) return;
+  cgroup.emplace(std::move(*made));
+  no_cgroup = cgroup->add(workload->pid());
+  if (!no_cgroup.empty()) {
+    cgroup.reset();
+    return;
+  }
+  req.pids = {cgroup->fd()};
+  req.cgroup = true;
+  req.enable_on_exec = false;  // a CPU's events: enabled in go(), before the exec
+}
+
 void Recorder::Impl::start_dither() {
   const std::vector<DitherTarget> targets = events->clock_targets();
   if (!opt.dither || targets.empty() || run.event.rate == 0) return;  // targets: at a rate
@@ -378,6 +417,14 @@ void Recorder::Impl::start_dither() {
     return;
   }
   run.event.dither_pct = PeriodDither::kDisplayPercent;
+  if (workload && !opt.system_wide && opt.pid <= 0 && !cgroup) {
+    run.notices.push_back(
+        "the workload's first task is dithered, the processes and threads it starts sample "
+        "at a fixed period (" +
+        (no_cgroup.empty() ? std::string("--off-cpu follows the tasks themselves") : no_cgroup) +
+        ")");
+    std::fprintf(stderr, "kprof: %s\n", run.notices.back().c_str());
+  }
 }
 
 void Recorder::Impl::pass_output() {

@@ -1,0 +1,97 @@
+#include "collector/workload_cgroup.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "collector/procfs.h"
+#include "core/error.h"
+
+namespace kprof::collector {
+
+namespace {
+
+// Writes `text` to an existing file; "" or strerror.
+std::string write_file(const std::string& path, const std::string& text) {
+  const Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::strerror(errno);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    return std::strerror(errno);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string cgroup2_mount(const std::string& mounts) {
+  std::istringstream in(mounts);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string dev, dir, type;
+    if (f >> dev >> dir >> type && type == "cgroup2" && dir.find('\\') == std::string::npos) {
+      return dir;
+    }
+  }
+  return "";
+}
+
+std::string own_cgroup2(const std::string& proc_self_cgroup) {
+  std::istringstream in(proc_self_cgroup);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("0::/")) return line.size() == 4 ? "" : line.substr(3);
+  }
+  return "";
+}
+
+std::optional<WorkloadCgroup> WorkloadCgroup::create(std::string* why) {
+  const std::string mount = cgroup2_mount(read_text_file("/proc/self/mounts"));
+  if (mount.empty()) {
+    *why = "no cgroup2 hierarchy is mounted";
+    return std::nullopt;
+  }
+  const std::string parent = mount + own_cgroup2(read_text_file("/proc/self/cgroup"));
+  const std::string path = parent + "/kprof-" + std::to_string(::getpid());
+  if (::mkdir(path.c_str(), 0755) != 0) {
+    *why = errno_message("cannot make cgroup " + path, errno);
+    return std::nullopt;
+  }
+  Fd dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) {
+    *why = errno_message("cannot open cgroup " + path, errno);
+    ::rmdir(path.c_str());
+    return std::nullopt;
+  }
+  return WorkloadCgroup(path, parent, std::move(dir));
+}
+
+WorkloadCgroup::WorkloadCgroup(WorkloadCgroup&& o) noexcept
+    : path_(std::exchange(o.path_, {})), parent_(std::move(o.parent_)), dir_(std::move(o.dir_)) {}
+
+WorkloadCgroup::~WorkloadCgroup() {
+  if (path_.empty()) return;
+  // Tasks the workload left running go back where kprof is; then it is empty.
+  for (int round = 0; round < 3; ++round) {
+    std::istringstream procs(read_text_file(path_ + "/cgroup.procs"));
+    std::string pid;
+    bool any = false;
+    while (std::getline(procs, pid)) {
+      if (!pid.empty()) any = write_file(parent_ + "/cgroup.procs", pid + "\n").empty() || any;
+    }
+    if (!any) break;
+  }
+  ::rmdir(path_.c_str());
+}
+
+std::string WorkloadCgroup::add(pid_t pid) const {
+  const std::string err = write_file(path_ + "/cgroup.procs", std::to_string(pid) + "\n");
+  return err.empty() ? "" : "cannot move the workload into cgroup " + path_ + ": " + err;
+}
+
+}  // namespace kprof::collector
