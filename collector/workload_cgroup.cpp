@@ -1,5 +1,6 @@
 #include "collector/workload_cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,23 @@ std::string write_file(const std::string& path, const std::string& text) {
     return std::strerror(errno);
   }
   return "";
+}
+
+// Removes kprof-PID cgroups in `parent` whose kprof is gone (killed before
+// it could remove its own): they hold no task by then, or rmdir refuses.
+void remove_stale(const std::string& parent) {
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (!name.starts_with("kprof-") || name.size() == 6 ||
+        name.find_first_not_of("0123456789", 6) != std::string::npos) {
+      continue;
+    }
+    const std::string pid = name.substr(6);
+    if (::access(("/proc/" + pid).c_str(), F_OK) != 0) ::rmdir((parent + "/" + name).c_str());
+  }
+  ::closedir(dir);
 }
 
 }  // namespace
@@ -57,6 +75,7 @@ std::optional<WorkloadCgroup> WorkloadCgroup::create(std::string* why) {
     return std::nullopt;
   }
   const std::string parent = mount + own_cgroup2(read_text_file("/proc/self/cgroup"));
+  remove_stale(parent);
   const std::string path = parent + "/kprof-" + std::to_string(::getpid());
   if (::mkdir(path.c_str(), 0755) != 0) {
     *why = errno_message("cannot make cgroup " + path, errno);

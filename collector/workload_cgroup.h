@@ -16,7 +16,8 @@
 // - create() makes a fresh cgroup v2 directory "kprof-<pid>" under kprof's
 //   own cgroup on the cgroup2 mount (/proc/self/mounts, /proc/self/cgroup);
 //   nullopt with the reason in *why where there is none or it may not
-//   (not root, a read-only mount, cgroup v1 alone).
+//   (not root, a read-only mount, cgroup v1 alone). It first removes the
+//   empty kprof-PID cgroups there of a kprof that is gone (SIGKILLed).
 // - add() moves a process (the workload's, before it execs) into it.
 // - The destructor moves what is still in it (tasks the workload left
 //   running) back to kprof's cgroup, then removes it: nothing is left

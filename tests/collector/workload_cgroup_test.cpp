@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "collector/procfs.h"
@@ -57,6 +59,22 @@ TEST(WorkloadCgroup, TakesAProcessAndLeavesNothingBehind) {
   EXPECT_EQ(::kill(child, 0), 0) << "a task left running must not be killed";
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
+}
+
+TEST(WorkloadCgroup, RemovesWhatAKilledKprofLeft) {
+  std::string why;
+  std::optional<WorkloadCgroup> cg = WorkloadCgroup::create(&why);
+  if (!cg) GTEST_SKIP() << "no cgroup here: " << why;
+  const std::string parent = cg->path().substr(0, cg->path().rfind('/'));
+  cg.reset();
+  // No process has this pid: its kprof is gone.
+  const std::string stale = parent + "/kprof-" + std::to_string(std::numeric_limits<int>::max());
+  ASSERT_EQ(::mkdir(stale.c_str(), 0755), 0) << stale;
+  const std::optional<WorkloadCgroup> next = WorkloadCgroup::create(&why);
+  EXPECT_TRUE(next.has_value()) << why;
+  struct stat st {};
+  EXPECT_NE(::stat(stale.c_str(), &st), 0) << stale << " left behind";
+  ::rmdir(stale.c_str());
 }
 
 }  // namespace
