@@ -51,7 +51,8 @@
 #        (default build/tests/programs)  COMPARISONS=60 (per A/A and power kind)
 #        HC_POOL=60 (recordings of COLD_FACTOR 1.3 and of 1.43)  HC_FREQ=999
 #        HC_SECONDS=1  FLOOR_BASE_POOL=40 (COLD_FACTOR FLOOR_BASE_FACTOR=0.75)
-#        FLOOR_POOL=30 (each of the four floor pools)  PILOTS=5 (--plan pilots)
+#        FLOOR_POOL=30 (each of the four floor pools; 0: no hot-cold floor)
+#        PILOTS=5 (--plan pilots)
 #        C_POOL=21 (compile loop alone, the A/A)  C_PLANT_POOL=9 (each of cA, cB)
 #        C_SECONDS=5 C_FREQ=1999 C_SIDE_SECONDS=2 C_PLANT_FACTOR=2.6
 #        POWER_SECONDS=4 (0: skip the longer power pools) POWER_POOL=30
@@ -62,7 +63,8 @@
 #        RECORD_ARGS="--no-dither" (words added to every kprof record: the
 #        clock's period is dithered by default, collector/period_dither.h;
 #        the hot-cold program is the workload's first task, so it is
-#        dithered; the compile loop's processes are its children, so not)
+#        dithered; the compile loop's processes are its children, dithered
+#        through the workload's cgroup where kprof can make one)
 # Results: bench/out/verdicts-<time>.txt; recordings in bench/out/verdicts-<time>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -165,7 +167,7 @@ elif [[ -z $FLOOR_ONLY ]]; then
   fi
 fi
 # the floor pools
-if [[ -z $AA_ONLY$POWER_ONLY ]]; then
+if [[ -z $AA_ONLY$POWER_ONLY && $FLOOR_POOL != 0 ]]; then
   hotcold fl0 "$FLOOR_BASE_POOL" "$FLOOR_BASE_FACTOR"
   echo "floor pilots (--plan) on pool fl0" >&2
   python3 "$PY" plan "$KPROF" "$W" fl0 "$FLOOR_BASE_FACTOR" "$PILOTS" fl >"$W/factors.txt"
@@ -173,9 +175,14 @@ if [[ -z $AA_ONLY$POWER_ONLY ]]; then
   in_turns "$FLOOR_POOL" "$HC_FREQ" "$HOTCOLD" "$HC_SECONDS" -- "${pools[@]}"
 fi
 
-# The compile loop: one preprocessed translation unit, compiled -O2 until
-# $1 seconds have passed, with kprof_prog_hotcold $2 s (none if 0) at COLD_FACTOR $3
-# beside it.
+# The compile loop: one preprocessed translation unit, compiled -O2 again and
+# again for $1 seconds, then killed mid-compile (timeout kills its process
+# group), so every recording holds the same length of work: letting the last
+# compile finish made the recordings' lengths vary, and with them the
+# hot-cold program's part of the samples (SEED 33/34's in-turn pools: that
+# part spread 60-100x binomial's variance between runs, total samples SD
+# ~1,500 in ~11,600), a run-to-run variation one run a side cannot see.
+# kprof_prog_hotcold $2 s (none if 0) at COLD_FACTOR $3 runs beside it.
 UNIT=$W/unit.ii
 g++ -std=c++20 -I"$ROOT" -E "$ROOT/$COMPILE_SRC" -o "$UNIT" 2>"$W/compile.log" ||
   die "cannot preprocess $COMPILE_SRC (set COMPILE_SRC=another file): $(tail -3 "$W/compile.log")"
@@ -184,10 +191,10 @@ $COMPILE 2>>"$W/compile.log" || die "cannot compile $UNIT: $(tail -3 "$W/compile
 JOB=$W/compile_job.sh
 cat >"$JOB" <<JOBEOF
 #!/bin/sh
-end=\$(awk -v s="\$1" -v t="\$(date +%s.%N)" 'BEGIN { printf "%.0f", (t + s) * 1000 }')
-( while [ "\$(date +%s%3N)" -lt "\$end" ]; do $COMPILE || exit 1; done ) &
+timeout -s KILL "\$1" sh -c 'while :; do $COMPILE || exit 1; done' &
 [ "\$2" = 0 ] || "$HOTCOLD" "\$2" "\$3" >/dev/null
 wait \$!
+[ \$? = 137 ] || exit 1  # killed at the end, as meant; else the compile failed
 JOBEOF
 chmod +x "$JOB"
 echo "recording compile pools (-F $C_FREQ, $C_SECONDS s each)" >&2
