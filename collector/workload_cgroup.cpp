@@ -7,8 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <sstream>
-#include <vector>
 
 #include "collector/procfs.h"
 #include "core/error.h"
@@ -30,9 +30,9 @@ std::string write_file(const std::string& path, const std::string& text) {
 // Removes kprof-PID cgroups in `parent` whose kprof is gone (killed before
 // it could remove its own): they hold no task by then, or rmdir refuses.
 void remove_stale(const std::string& parent) {
-  DIR* dir = ::opendir(parent.c_str());
-  if (dir == nullptr) return;
-  while (const dirent* e = ::readdir(dir)) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(parent.c_str()), ::closedir);
+  if (!dir) return;
+  while (const dirent* e = ::readdir(dir.get())) {
     const std::string name = e->d_name;
     if (!name.starts_with("kprof-") || name.size() == 6 ||
         name.find_first_not_of("0123456789", 6) != std::string::npos) {
@@ -41,7 +41,6 @@ void remove_stale(const std::string& parent) {
     const std::string pid = name.substr(6);
     if (::access(("/proc/" + pid).c_str(), F_OK) != 0) ::rmdir((parent + "/" + name).c_str());
   }
-  ::closedir(dir);
 }
 
 }  // namespace
