@@ -27,7 +27,9 @@
 #      much as the one before it);
 #      each change is also given against the floor of pilots from the pool it
 #      is compared with (made in turns with the targets: the conditions the
-#      comparisons ran in), with the curve's rate there;
+#      comparisons ran in), with the curve's rate there, and every comparison
+#      against its own floor (the one printed beside its verdicts): how often
+#      changes at >= 1.25x / <= 0.5x of it were found (bench/verdicts_floor.py);
 #   4. coverage: how often the printed interval for kprof_cold's Δpp holds
 #      the true change (difference of the pools' mean shares) on the planted
 #      changes, next to the printed level.
