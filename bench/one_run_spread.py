@@ -9,6 +9,12 @@ the kprof_cold row:
   - between runs: the variance of its share over the pool's runs against
     binomial's p (1 - p) / n (with a 95% chi-square interval), and the same
     from successive differences (blind to a slow drift over the pool);
+  - the between-run variance split in two: kprof_cold's part of the
+    program's own two functions (kprof_cold + kprof_hot), against binomial's
+    over the program's samples (sampling within the program), and the
+    program's part of all samples, against binomial's over all samples (how
+    much of the machine the workload got: a recording whose length or
+    neighbours vary moves this one), with the total samples' mean and SD;
   - within runs: the dispersion a 1 vs 1 diff measured over the runs' time
     slices and judged the row by (the JSON cell's "dispersion"; median over
     the pairs);
@@ -19,6 +25,7 @@ the kprof_cold row:
     (5% expected), and how many pairs flagged any row at all (the A/A rate
     the verdicts promise to keep at or under 5%).
 """
+import csv
 import glob
 import json
 import math
@@ -28,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 
-COLD, IMAGE = "kprof_cold", "kprof_prog_hotcold"
+COLD, HOT, IMAGE = "kprof_cold", "kprof_hot", "kprof_prog_hotcold"
 QUIET = ("noise", "untested")
 
 
@@ -48,6 +55,36 @@ def cold_row(doc):
         if row.get("name") == COLD and IMAGE in row.get("image", ""):
             return row
     return None
+
+
+def program_split(kprof, files):
+    """(kprof_cold's part of the program, the program's part of all samples,
+    total samples) for each recording, from `kprof report --csv`."""
+    within, prog, totals = [], [], []
+    for f in files:
+        out = subprocess.run([kprof, "report", f, "--top", "0", "--csv", "-"],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit("one_run_spread.py: kprof report %s failed: %s" % (f, out.stderr.strip()[-400:]))
+        cold = hot = total = 0
+        for r in csv.DictReader(out.stdout.splitlines()):
+            n = int(r["samples"])
+            total += n
+            if IMAGE in r.get("image", ""):
+                cold += n if r["function"] == COLD else 0
+                hot += n if r["function"] == HOT else 0
+        if cold + hot == 0 or total == 0:
+            sys.exit("one_run_spread.py: %s has no %s/%s samples" % (f, COLD, HOT))
+        within.append(cold / (cold + hot))
+        prog.append((cold + hot) / total)
+        totals.append(total)
+    return within, prog, totals
+
+
+def variance_ratio(x, n):
+    """Variance of the proportions x against binomial's at their mean over n trials."""
+    p = statistics.fmean(x)
+    return statistics.variance(x) / (p * (1 - p) / n)
 
 
 def chi2_interval(ratio, df):
@@ -97,6 +134,14 @@ def analyse(kprof, pool):
           (os.path.basename(pool.rstrip("/")), len(x), n, COLD, 100 * p))
     print("  between runs: variance %.2fx binomial's (95%%: %.2f-%.2f), successive "
           "differences %.2fx" % (var / binom, lo, hi, succ / binom))
+    within, prog, totals = program_split(kprof, order)
+    n_all = statistics.fmean(totals)
+    n_prog = n_all * statistics.fmean(prog)
+    print("  split: %s's part of the program %.4f, variance %.2fx binomial's over its "
+          "~%.0f samples; the program's part of all samples %.4f, %.2fx binomial's; "
+          "total samples mean %.0f, SD %.0f" %
+          (COLD, statistics.fmean(within), variance_ratio(within, n_prog), n_prog,
+           statistics.fmean(prog), variance_ratio(prog, n_all), n_all, statistics.stdev(totals)))
     print("  within runs (1v1 diffs' slice dispersion): median %.2fx binomial's" %
           (statistics.median(disp) if disp else float("nan")))
     print("  1v1 over %d disjoint pairs: mean z^2 of %s's p %.2f (1 if calibrated), "

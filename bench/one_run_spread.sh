@@ -4,7 +4,9 @@
 # `kprof diff A B` rest on it (stats/dispersion.h). Records pools of the
 # hot-cold test program, unchanged within a pool, and prints per pool
 # (bench/one_run_spread.py): the kprof_cold row's variance between runs
-# against binomial's, the dispersion the 1 vs 1 diffs measured within runs,
+# against binomial's, split into kprof_cold's part of the program (sampling)
+# and the program's part of all samples (how much of the machine the run
+# got), the dispersion the 1 vs 1 diffs measured within runs,
 # and how the 1 vs 1 test's p behaves over disjoint pairs of the pool (mean
 # z^2 of 1 when calibrated, 5% of pairs under 0.05, the A/A rate of any row
 # flagged).
