@@ -27,6 +27,7 @@
 #include "core/off_cpu_builder.h"
 #include "core/profile_writer.h"
 #include "perfabi/load.h"
+#include "symbolizer/elf_file.h"
 #include "symbolizer/finish.h"
 #include "unwind/unwinder.h"
 
@@ -344,6 +345,7 @@ int cmd_record(int argc, char** argv) {
   if (std::string n = collector::config_notice(*a.rec.environment); !n.empty()) {
     std::fprintf(stderr, "kprof: %s\n", n.c_str());
   }
+  a.rec.build_id_of = symbolizer::file_build_id;
   collector::Recorder rec(a.rec);  // events open, workload ready: now the file
   move_aside(a.output);
   ProfileWriter writer = ProfileWriter::create(a.output);

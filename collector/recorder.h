@@ -30,6 +30,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -92,6 +93,12 @@ struct RecordOptions {
   // --off-cpu-freq: the switch stacks' rate (collector/off_cpu_events.h
   // OffCpuOptions::stack_freq; 0: a stack at every switch).
   uint32_t off_cpu_stack_freq = 0;
+  // The hex build-id of an image file ("" when none or unreadable), for the
+  // mappings of a workload followed in its cgroup, which come from /proc
+  // (its events go on once the exec is done) where the kernel's records carry
+  // one: a binary rebuilt before it is symbolized is still detected. The CLI
+  // passes the symbolizer's reader; unset, those mappings have none.
+  std::function<std::string(const std::string& path)> build_id_of;
 };
 
 class Recorder {

@@ -96,15 +96,25 @@ WorkloadCgroup::~WorkloadCgroup() {
   if (path_.empty()) return;
   // Tasks the workload left running go back where kprof is; then it is empty.
   for (int round = 0; round < 3; ++round) {
-    std::istringstream procs(read_text_file(path_ + "/cgroup.procs"));
-    std::string pid;
     bool any = false;
-    while (std::getline(procs, pid)) {
-      if (!pid.empty()) any = write_file(parent_ + "/cgroup.procs", pid + "\n").empty() || any;
+    for (pid_t pid : pids()) {
+      any = write_file(parent_ + "/cgroup.procs", std::to_string(pid) + "\n").empty() || any;
     }
     if (!any) break;
   }
   ::rmdir(path_.c_str());
+}
+
+std::vector<pid_t> WorkloadCgroup::pids() const {
+  std::vector<pid_t> out;
+  std::istringstream procs(read_text_file(path_ + "/cgroup.procs"));
+  std::string line;
+  while (std::getline(procs, line)) {
+    char* end = nullptr;
+    const long pid = std::strtol(line.c_str(), &end, 10);
+    if (pid > 0 && end != line.c_str()) out.push_back(static_cast<pid_t>(pid));
+  }
+  return out;
 }
 
 std::string WorkloadCgroup::add(pid_t pid) const {

@@ -18,7 +18,8 @@
 //   nullopt with the reason in *why where there is none or it may not
 //   (not root, a read-only mount, cgroup v1 alone). It first removes the
 //   empty kprof-PID cgroups there of a kprof that is gone (SIGKILLed).
-// - add() moves a process (the workload's, before it execs) into it.
+// - add() moves a process (the workload's, before it execs) into it;
+//   pids() lists the processes in it now.
 // - The destructor moves what is still in it (tasks the workload left
 //   running) back to kprof's cgroup, then removes it: nothing is left
 //   behind, and no task is killed. Errors there are ignored.
@@ -30,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/fd.h"
 
@@ -46,6 +48,7 @@ class WorkloadCgroup {
 
   // "" on success, else why not.
   std::string add(pid_t pid) const;
+  std::vector<pid_t> pids() const;
   int fd() const { return dir_.get(); }
   const std::string& path() const { return path_; }
 

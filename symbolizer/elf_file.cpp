@@ -96,6 +96,12 @@ static std::string read_build_id(Elf* elf) {
   return {};
 }
 
+std::string file_build_id(const std::string& path) {
+  std::string error;
+  const ElfFile f = ElfFile::open(path, &error);
+  return f ? read_build_id(f.elf()) : "";
+}
+
 ElfInfo read_elf_info(Elf* elf) {
   ElfInfo info;
   size_t phnum = 0;

@@ -73,6 +73,9 @@ struct ElfInfo {
   bool has_symtab = false;  // a .symtab with data (not stripped, not NOBITS)
 };
 ElfInfo read_elf_info(Elf* elf);
+// The NT_GNU_BUILD_ID of the ELF file at `path`, lower-case hex; "" when it
+// cannot be read or has none.
+std::string file_build_id(const std::string& path);
 
 // Adds the FUNC/IFUNC symbols defined in every section of `section_type`
 // (SHT_SYMTAB or SHT_DYNSYM) to `table`. Returns how many were added.

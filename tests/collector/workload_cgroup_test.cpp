@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +54,7 @@ TEST(WorkloadCgroup, TakesAProcessAndLeavesNothingBehind) {
   }
   EXPECT_EQ(cg->add(child), "");
   EXPECT_NE(read_text_file(path + "/cgroup.procs").find(std::to_string(child)), std::string::npos);
+  EXPECT_EQ(cg->pids(), std::vector<pid_t>{child});
   EXPECT_NE(cg->add(-5), "");  // no such process: said, not thrown
   cg.reset();                  // the child still runs: moved out, then the cgroup removed
   EXPECT_NE(::stat(path.c_str(), &st), 0) << path << " left behind";
