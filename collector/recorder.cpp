@@ -363,9 +363,15 @@ void Recorder::Impl::drain(Output& out) {
 // A workload whose clock is to be dithered: its tasks in a cgroup of their
 // own, followed by per-CPU events (collector/workload_cgroup.h), so the
 // tasks it starts are dithered too. Not with --off-cpu (whose switch events
-// follow the tasks themselves) or a fixed period.
+// follow the tasks themselves) or an event at a fixed period (-c, NAME:N, a
+// tracepoint's every hit): those have nothing to dither, and the cgroup's
+// events, enabled once the exec is done, would miss the hits the program
+// makes before that (a task's events are enabled by the exec itself).
 void Recorder::Impl::follow_in_cgroup(EventRequest& req) {
-  if (!opt.dither || opt.period != 0) return;
+  if (!opt.dither || req.period != 0) return;
+  for (const MoreEvent& m : req.more) {
+    if (m.period != 0) return;
+  }
   if (opt.off_cpu) {
     no_cgroup = "--off-cpu follows the tasks themselves";
     return;
