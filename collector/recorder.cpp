@@ -370,7 +370,10 @@ void Recorder::Impl::drain(Output& out) {
 void Recorder::Impl::follow_in_cgroup(EventRequest& req) {
   if (!opt.dither || req.period != 0) return;
   for (const MoreEvent& m : req.more) {
-    if (m.period != 0) return;
+    if (m.period != 0) {
+      no_cgroup = m.requested + " is counted from the exec on, which a cgroup's events cannot do";
+      return;
+    }
   }
   if (opt.off_cpu) {
     no_cgroup = "--off-cpu follows the tasks themselves";

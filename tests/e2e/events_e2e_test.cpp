@@ -51,6 +51,9 @@ TEST_F(Events, TwoEventsInOneRecordingEachShownByItself) {
   ASSERT_TRUE(std::regex_search(r.err, samples, std::regex(R"((\d+) samples \((\d+) lost\))")))
       << r.describe();
   const uint64_t getppid = std::stoull(calls[1]) / 2, lost = std::stoull(samples[2]);
+  // Every hit counts from the exec on: the task's events, not a cgroup's
+  // (enabled only once the exec is done), and the notice says what that costs.
+  EXPECT_NE(r.err.find(tp + " is counted from the exec on"), std::string::npos) << r.describe();
 
   const Profile p = perfabi::load_profile(profile_);
   ASSERT_TRUE(p.histogram.has_value()) << p.status.problem;
