@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -105,16 +106,20 @@ WorkloadCgroup::~WorkloadCgroup() {
   ::rmdir(path_.c_str());
 }
 
-std::vector<pid_t> WorkloadCgroup::pids() const {
+std::vector<pid_t> parse_cgroup_procs(const std::string& text) {
   std::vector<pid_t> out;
-  std::istringstream procs(read_text_file(path_ + "/cgroup.procs"));
+  std::istringstream lines(text);
   std::string line;
-  while (std::getline(procs, line)) {
-    char* end = nullptr;
-    const long pid = std::strtol(line.c_str(), &end, 10);
-    if (pid > 0 && end != line.c_str()) out.push_back(static_cast<pid_t>(pid));
+  while (std::getline(lines, line)) {
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), pid);
+    if (ec == std::errc() && end == line.data() + line.size() && pid > 0) out.push_back(pid);
   }
   return out;
+}
+
+std::vector<pid_t> WorkloadCgroup::pids() const {
+  return parse_cgroup_procs(read_text_file(path_ + "/cgroup.procs"));
 }
 
 std::string WorkloadCgroup::add(pid_t pid) const {

@@ -64,5 +64,8 @@ class WorkloadCgroup {
 // text; and kprof's own cgroup in it, from /proc/self/cgroup's ("0::PATH").
 std::string cgroup2_mount(const std::string& mounts);
 std::string own_cgroup2(const std::string& proc_self_cgroup);
+// The process ids of a cgroup.procs text, one a line; lines that are not a
+// positive number are skipped.
+std::vector<pid_t> parse_cgroup_procs(const std::string& text);
 
 }  // namespace kprof::collector

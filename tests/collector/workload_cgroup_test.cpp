@@ -38,6 +38,13 @@ TEST(WorkloadCgroup, FindsItsOwnCgroup2) {
   EXPECT_EQ(own_cgroup2(""), "");
 }
 
+TEST(WorkloadCgroup, ReadsTheProcessIdsOfCgroupProcs) {
+  EXPECT_EQ(parse_cgroup_procs("12\n345\n"), (std::vector<pid_t>{12, 345}));
+  EXPECT_EQ(parse_cgroup_procs(""), std::vector<pid_t>{});
+  // Not a pid: skipped, never read past or thrown on.
+  EXPECT_EQ(parse_cgroup_procs("0\n-3\nx\n7x\n\n99999999999999999999\n8"), std::vector<pid_t>{8});
+}
+
 TEST(WorkloadCgroup, TakesAProcessAndLeavesNothingBehind) {
   std::string why;
   std::optional<WorkloadCgroup> cg = WorkloadCgroup::create(&why);

@@ -202,6 +202,27 @@ TEST(ElfResolver, StrippedLibraryWithoutDebugFileUsesDynsymThenFdes) {
   EXPECT_EQ(resolve_one(r2, alone, addr_of(exported)), "kprof_stripped_exported");
 }
 
+// The recorder's reader for /proc mappings: a file's build-id, "" (never a
+// throw) for a file that is gone, not ELF, or cut short.
+TEST(ElfFile, BuildIdOfAFileOrNothing) {
+  std::string error;
+  auto file = symbolizer::ElfFile::open(SYM_STRIPPED_SO, &error);
+  ASSERT_TRUE(file) << error;
+  const std::string id = symbolizer::read_elf_info(file.elf()).build_id;
+  ASSERT_FALSE(id.empty()) << "fixture linked without --build-id";
+  EXPECT_EQ(symbolizer::file_build_id(SYM_STRIPPED_SO), id);
+
+  TempDir tmp;
+  EXPECT_EQ(symbolizer::file_build_id((tmp.path / "gone.so").string()), "");
+  std::ofstream(tmp.path / "text.so") << "not an ELF image\n";
+  EXPECT_EQ(symbolizer::file_build_id((tmp.path / "text.so").string()), "");
+  std::ifstream in(SYM_STRIPPED_SO, std::ios::binary);
+  std::string head(64, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  std::ofstream(tmp.path / "cut.so", std::ios::binary) << head;  // the ELF header alone
+  EXPECT_EQ(symbolizer::file_build_id((tmp.path / "cut.so").string()), "");
+}
+
 TEST(ElfResolver, StrippedLibraryUsesBuildIdDebugDir) {
   DlHandle lib(SYM_STRIPPED_SO);
   ASSERT_NE(lib.h, nullptr) << dlerror();
